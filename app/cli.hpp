@@ -1,0 +1,40 @@
+// What the command line asked for, and the shared output helpers of the commands.
+#pragma once
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include "cudnn_install/error.hpp"
+
+namespace cudnn_install::cli {
+
+enum class Format { Text, Json };
+enum class Verbosity { Quiet, Normal, Verbose };
+enum class Mode { Apply, DryRun };
+enum class Confirm { Ask, AssumeYes };
+
+struct Options {
+  std::filesystem::path archive;
+  std::optional<std::filesystem::path> cuda_root;
+  std::optional<std::filesystem::path> manifest;
+  std::optional<std::filesystem::path> log_file;
+  Mode mode = Mode::Apply;
+  Confirm confirm = Confirm::Ask;
+  Format format = Format::Text;
+  Verbosity verbosity = Verbosity::Normal;
+  bool force_name = false;
+  bool no_path = false;
+  bool system_scope = false;
+  bool no_verify = false;
+  bool no_bench = false;
+  bool replace_in_use = false;
+};
+
+// Prints an error (text to stderr, or JSON to stdout) and returns its exit code.
+int report_error(const Error& error, const Options& options);
+// Sets up spdlog: stderr at the chosen verbosity, plus --log FILE when given.
+void setup_logging(const Options& options);
+
+int cmd_install(const Options& options);
+
+}  // namespace cudnn_install::cli

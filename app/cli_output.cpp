@@ -1,0 +1,40 @@
+#include <fmt/format.h>
+#include <spdlog/sinks/basic_file_sink.h>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <iostream>
+
+#include "cli.hpp"
+#include "cudnn_install/report.hpp"
+
+namespace cudnn_install::cli {
+
+int report_error(const Error& error, const Options& options) {
+  spdlog::debug("error {}: {}", to_string(error.code), error.message);
+  if (options.format == Format::Json) std::cout << error_to_json(error).dump(2) << "\n";
+  else std::cerr << "cudnn-install: error: " << error.message << "\n";
+  return static_cast<int>(exit_code_for(error.code));
+}
+
+void setup_logging(const Options& options) {
+  auto console = std::make_shared<spdlog::sinks::stderr_color_sink_mt>();
+  console->set_level(options.verbosity == Verbosity::Verbose ? spdlog::level::debug
+                     : options.verbosity == Verbosity::Quiet ? spdlog::level::err
+                                                             : spdlog::level::warn);
+  console->set_pattern("%^%l%$: %v");
+  std::vector<spdlog::sink_ptr> sinks{console};
+  if (options.log_file) {
+    try {
+      sinks.push_back(std::make_shared<spdlog::sinks::basic_file_sink_mt>(options.log_file->string()));
+      sinks.back()->set_level(spdlog::level::debug);
+    } catch (const spdlog::spdlog_ex& e) {
+      std::cerr << "cudnn-install: warning: cannot open log file: " << e.what() << "\n";
+    }
+  }
+  auto logger = std::make_shared<spdlog::logger>("cudnn-install", sinks.begin(), sinks.end());
+  logger->set_level(spdlog::level::debug);
+  spdlog::set_default_logger(logger);
+}
+
+}  // namespace cudnn_install::cli

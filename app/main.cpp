@@ -1,0 +1,79 @@
+// cudnn-install: deploy an NVIDIA cuDNN archive into a CUDA toolkit as one safe, reversible step.
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+
+#include "cli.hpp"
+
+namespace {
+
+constexpr const char* kDescription = R"(cudnn-install - deploy an NVIDIA cuDNN archive into a CUDA toolkit, safely.
+
+It checks the archive (name, cudnn_version.h, unsafe entries), finds the CUDA toolkit
+and refuses a cuDNN built for another CUDA major, then shows or applies the plan.
+
+Examples:
+  cudnn-install --dry-run cudnn-windows-x86_64-8.9.5.30_cuda12-archive.zip
+  cudnn-install cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz --cuda-root /usr/local/cuda-13.0
+  cudnn-install --rollback
+  cudnn-install status
+
+Exit codes: 0 ok, 1 usage, 2 refused input, 3 conflict (lock, files in use, toolkit
+choice), 4 I/O failure (rolled back), 5 verification failed, 6 nothing to do.)";
+
+void add_common(CLI::App& app, cudnn_install::cli::Options& o, bool& json, bool& quiet, bool& verbose) {
+  app.add_option("--cuda-root", o.cuda_root, "CUDA toolkit directory (default: detected)");
+  app.add_flag("--json", json, "machine-readable output (schema cudnn-install/1)");
+  app.add_flag("-q,--quiet", quiet, "only errors");
+  app.add_flag("-v,--verbose", verbose, "debug messages on stderr");
+  app.add_option("--log", o.log_file, "write a detailed log to FILE");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace cudnn_install::cli;
+  Options o;
+  bool dry_run = false, yes = false, json = false, quiet = false, verbose = false, rollback = false;
+  CLI::App app{kDescription, "cudnn-install"};
+  app.set_version_flag("--version", std::string("cudnn-install ") + CUDNN_INSTALL_VERSION);
+  app.add_option("archive", o.archive, "cuDNN archive (.zip for Windows, .tar.xz/.tgz for Linux)");
+  add_common(app, o, json, quiet, verbose);
+  app.add_flag("--dry-run", dry_run, "show every change, write nothing");
+  app.add_flag("-y,--yes", yes, "do not ask for confirmation");
+  app.add_flag("--rollback", rollback, "undo the last install, byte for byte");
+  app.add_flag("--force-name", o.force_name, "accept an archive whose file name matches no known form");
+  app.add_option("--manifest", o.manifest, "NVIDIA redistrib_<version>.json to check the sha256 against");
+  app.add_flag("--no-path", o.no_path, "do not change PATH / the loader configuration");
+  app.add_flag("--system", o.system_scope, "change the system PATH (HKLM) instead of the user's");
+  app.add_flag("--no-verify", o.no_verify, "skip the verification after installing");
+  app.add_flag("--no-bench", o.no_bench, "skip the short GPU benchmark after installing");
+  app.add_flag("--replace-in-use", o.replace_in_use, "Windows: rename DLLs in use aside and replace them");
+  for (const char* name : {"doctor", "verify", "bench", "status", "uninstall"}) {
+    auto* sub = app.add_subcommand(name, std::string(name) + " (see README)");
+    add_common(*sub, o, json, quiet, verbose);
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  o.mode = dry_run ? Mode::DryRun : Mode::Apply;
+  o.confirm = yes ? Confirm::AssumeYes : Confirm::Ask;
+  o.format = json ? Format::Json : Format::Text;
+  o.verbosity = quiet ? Verbosity::Quiet : verbose ? Verbosity::Verbose : Verbosity::Normal;
+  setup_logging(o);
+  for (auto* sub : app.get_subcommands()) {
+    std::cerr << "cudnn-install: '" << sub->get_name() << "' is not available in this build yet\n";
+    return 1;
+  }
+  if (rollback) {
+    std::cerr << "cudnn-install: --rollback is not available in this build yet\n";
+    return 1;
+  }
+  if (o.archive.empty()) {
+    std::cerr << "cudnn-install: error: no archive given\n\n" << app.help();
+    return 1;
+  }
+  return cmd_install(o);
+}

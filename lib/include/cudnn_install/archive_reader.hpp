@@ -1,0 +1,61 @@
+// Stage 1b: reading zip (libzip) and tar.xz/tgz (libarchive) archives through one interface.
+#pragma once
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "cudnn_install/archive_name.hpp"
+#include "cudnn_install/error.hpp"
+
+namespace cudnn_install {
+
+enum class EntryType { File, Directory, Symlink, Hardlink, Device, Fifo, Other };
+
+struct RawEntry {
+  std::string name;         // as stored in the archive
+  EntryType type = EntryType::File;
+  std::uint64_t size = 0;   // uncompressed bytes (files)
+  std::uint32_t mode = 0;   // permission bits, 0 when the archive has none
+  std::string link_target;  // symlinks and hard links
+  std::optional<std::uint32_t> crc32;  // zip: from the directory; tar: computed while listing
+};
+
+struct Listing {
+  std::vector<RawEntry> entries;
+  std::map<std::string, std::string> captured;  // entry name -> content, for entries asked for
+};
+
+// Chooses the entries whose content list() should keep (small headers such as cudnn_version.h).
+using CapturePredicate = std::function<bool(const RawEntry&)>;
+// Receives one entry's bytes in order; an error stops the extraction.
+using ChunkSink = std::function<Result<void>(std::span<const char>)>;
+// Called for every entry in archive order; return a sink to receive it, or nullopt to skip it.
+using ExtractVisitor = std::function<Result<std::optional<ChunkSink>>(const RawEntry&)>;
+
+class ArchiveReader {
+ public:
+  virtual ~ArchiveReader() = default;
+  virtual Result<Listing> list(const CapturePredicate& capture) = 0;
+  virtual Result<void> extract(const ExtractVisitor& visit) = 0;
+};
+
+// From a file on disk, or from bytes in memory (tests and fuzzing).
+Result<std::unique_ptr<ArchiveReader>> open_archive(const std::filesystem::path& path, Container container);
+Result<std::unique_ptr<ArchiveReader>> open_archive_memory(std::string bytes, Container container);
+
+// Format-specific factories behind open_archive.
+std::unique_ptr<ArchiveReader> make_zip_reader(std::filesystem::path path, std::string bytes);
+std::unique_ptr<ArchiveReader> make_tar_reader(std::filesystem::path path, std::string bytes);
+
+// Entries larger than this are refused: no cuDNN file comes close (the largest is ~1 GiB).
+inline constexpr std::uint64_t kMaxEntryBytes = 8ull << 30;
+// Captured entries (headers) larger than this are refused.
+inline constexpr std::uint64_t kMaxCaptureBytes = 4u << 20;
+
+}  // namespace cudnn_install

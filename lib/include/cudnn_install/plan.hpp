@@ -1,0 +1,81 @@
+// Stage 3: the install plan. make_plan is PURE: everything it needs (archive listing, toolkit,
+// current tree state) is read beforehand, so it is tested with tables and no filesystem.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cudnn_install/archive.hpp"
+#include "cudnn_install/toolkit.hpp"
+
+namespace cudnn_install {
+
+// What is at a target path now (lstat-like: symlinks are not followed).
+struct ExistingFile {
+  EntryType type = EntryType::File;
+  std::uint64_t size = 0;
+  std::uint32_t mode = 0;
+  std::string link_target;
+  std::optional<std::uint32_t> crc32;  // computed only where the size matches the new file
+};
+
+struct TreeState {
+  std::map<std::string, ExistingFile> targets;      // root-relative target path -> existing file
+  std::map<std::string, ExistingFile> cudnn_files;  // every cudnn* file in the target directories
+  std::vector<std::string> missing_dirs;            // target directories that do not exist yet
+};
+
+enum class Action {
+  Create,         // nothing there yet
+  Overwrite,      // an older/different file is replaced (the old one is backed up)
+  SkipIdentical,  // same size and CRC-32 (or same link target): not written at all
+  Remove,         // a stale file of the same cuDNN major (backed up, restored by --rollback)
+  KeepOther,      // a file of another cuDNN major: left alone, reported
+};
+
+struct Step {
+  Action action = Action::Create;
+  std::string target;  // root-relative, '/'-separated
+  std::string entry;   // archive entry name; empty for Remove/KeepOther
+  Role role = Role::Unknown;
+  EntryType type = EntryType::File;
+  std::uint64_t size = 0;
+  std::uint32_t mode = 0;
+  std::string link_target;
+  std::string reason;  // for Remove/KeepOther/Overwrite: why
+};
+
+struct Plan {
+  std::string toolkit_root;
+  std::string archive_name;
+  std::string cudnn_version;
+  std::string cuda_version;
+  std::vector<Step> steps;
+  std::vector<std::string> dirs_to_create;  // root-relative, parents first
+  std::vector<std::string> notes;           // entries not installed, warnings
+  std::uint64_t bytes_to_write = 0;
+
+  std::size_t count(Action a) const;
+  bool changes_anything() const;
+};
+
+struct PlanOptions {
+  enum class StaleFiles { Remove, Keep } stale = StaleFiles::Remove;
+};
+
+Result<Plan> make_plan(const ArchiveInfo& archive, const Toolkit& toolkit, const TreeState& tree,
+                       const PlanOptions& options);
+
+// Root-relative target path of an entry (empty when the entry is not installed).
+std::string target_of(const Entry& entry, const Toolkit& toolkit);
+// The cuDNN major a file name belongs to ("cudnn64_8.dll" -> 8, "libcudnn_ops.so.9.1.0" -> 9).
+std::optional<int> cudnn_major_of(const std::string& file_name);
+
+// I/O: reads the current state of every target and cudnn* file in the target directories.
+Result<TreeState> scan_tree(const ArchiveInfo& archive, const Toolkit& toolkit);
+
+const char* to_string(Action a);
+
+}  // namespace cudnn_install

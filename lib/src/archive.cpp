@@ -1,0 +1,126 @@
+#include "cudnn_install/archive.hpp"
+
+#include <algorithm>
+#include <regex>
+
+namespace cudnn_install {
+namespace {
+
+bool is_version_header(const RawEntry& e) {
+  return e.name.ends_with("cudnn_version.h") || e.name.ends_with("/cudnn.h") || e.name == "cudnn.h";
+}
+
+std::string first_component(const std::string& name) { return name.substr(0, name.find('/')); }
+
+// Every entry sits under one top folder ("cuda/" or "cudnn-...-archive/"): strip it.
+std::string common_top_folder(const std::vector<RawEntry>& entries) {
+  std::string top;
+  for (const auto& e : entries) {
+    std::string name = normalise_entry_name(e.name);
+    if (name.find('/') == std::string::npos && e.type != EntryType::Directory) return {};
+    std::string first = first_component(name);
+    if (top.empty()) top = first;
+    else if (first != top) return {};
+  }
+  return top;
+}
+
+TargetOs guess_os(const std::vector<Entry>& entries) {
+  bool dll = std::any_of(entries.begin(), entries.end(), [](const Entry& e) { return e.role == Role::Dll; });
+  return dll ? TargetOs::Windows : TargetOs::Linux;
+}
+
+const Entry* find_version_header(const std::vector<Entry>& entries) {
+  for (const char* wanted : {"cudnn_version.h", "cudnn.h"})
+    for (const auto& e : entries)
+      if (e.role == Role::Header && e.file_name == wanted && e.raw.type == EntryType::File) return &e;
+  return nullptr;
+}
+
+Result<void> check_completeness(const std::vector<Entry>& entries, const std::string& label) {
+  auto has = [&](auto pred) { return std::any_of(entries.begin(), entries.end(), pred); };
+  if (!has([](const Entry& e) { return e.role == Role::Header; }))
+    return fail(ErrorCode::BadArchive, label + " has no include/ headers: it is not a complete cuDNN archive", label);
+  if (!has([](const Entry& e) {
+        return e.role == Role::Dll || e.role == Role::SharedLib || e.role == Role::ImportLib ||
+               e.role == Role::StaticLib;
+      }))
+    return fail(ErrorCode::BadArchive, label + " has no libraries (bin/, lib/ or lib64/): it is not a complete cuDNN archive",
+                label);
+  return {};
+}
+
+std::vector<Entry> to_entries(const std::vector<RawEntry>& raw, const std::string& top) {
+  std::vector<Entry> entries;
+  for (const auto& r : raw) {
+    if (r.type == EntryType::Directory) continue;
+    Entry e{r, normalise_entry_name(r.name), {}, Role::Unknown};
+    if (!top.empty()) e.rel = e.rel.substr(top.size() + 1);
+    e.file_name = e.rel.substr(e.rel.rfind('/') + 1);
+    e.role = classify(e.rel);
+    entries.push_back(std::move(e));
+  }
+  return entries;
+}
+
+}  // namespace
+
+Result<CudnnVersion> parse_version_header(const std::string& text, const std::string& entry_name) {
+  auto macro = [&](const char* name) -> std::optional<int> {
+    std::regex re(std::string(R"((^|\n)\s*#\s*define\s+)") + name + R"(\s+\(?\s*([0-9]+))");
+    std::smatch m;
+    if (!std::regex_search(text, m, re)) return std::nullopt;
+    return std::stoi(m[2]);
+  };
+  auto major = macro("CUDNN_MAJOR"), minor = macro("CUDNN_MINOR"), patch = macro("CUDNN_PATCHLEVEL");
+  if (!major || !minor || !patch)
+    return fail(ErrorCode::BadArchive,
+                "'" + entry_name + "' does not define CUDNN_MAJOR, CUDNN_MINOR and CUDNN_PATCHLEVEL", entry_name);
+  return CudnnVersion{*major, *minor, *patch, std::nullopt};
+}
+
+Result<ArchiveInfo> inspect_listing(Listing listing, std::optional<ArchiveName> name, Container container) {
+  std::string label = name ? name->file_name : std::string("the archive");
+  std::string top = common_top_folder(listing.entries);
+  ArchiveInfo info;
+  info.name = name;
+  info.container = container;
+  info.entries = to_entries(listing.entries, top);
+  info.os = name ? name->os : guess_os(info.entries);
+  if (auto safe = check_entry_safety(listing.entries, info.os); !safe) return std::unexpected(safe.error());
+  if (auto complete = check_completeness(info.entries, label); !complete) return std::unexpected(complete.error());
+  const Entry* header = find_version_header(info.entries);
+  if (!header) return fail(ErrorCode::BadArchive, label + " has no cudnn_version.h (or cudnn.h)", label);
+  auto version = parse_version_header(listing.captured[header->raw.name], header->raw.name);
+  if (!version) return std::unexpected(version.error());
+  info.header_version = *version;
+  info.version_header = header->raw.name;
+  if (name && !name->version.same_release(*version))
+    return fail(ErrorCode::VersionMismatch,
+                "the file name says cuDNN " + name->version.to_string() + " but " + header->raw.name + " says " +
+                    version->to_string() + ": the archive was renamed or repacked; refusing it",
+                header->raw.name);
+  for (const auto& e : info.entries)
+    if (dest_of(e.role) == DestDir::None)
+      info.ignored.push_back(e.rel + (e.role == Role::License ? " (license, not installed)" : " (unknown, not installed)"));
+  return info;
+}
+
+Result<ArchiveInfo> inspect_archive(const std::filesystem::path& path, NameCheck check) {
+  std::string file_name = path.filename().string();
+  auto name = parse_archive_name(file_name);
+  std::optional<Container> container = name ? std::optional(name->container) : container_from_extension(file_name);
+  if (!name && (check == NameCheck::Enforce || !container)) return std::unexpected(name.error());
+  auto reader = open_archive(path, *container);
+  if (!reader) return std::unexpected(reader.error());
+  auto listing = (*reader)->list(is_version_header);
+  if (!listing) return std::unexpected(listing.error());
+  auto info = inspect_listing(std::move(*listing), name ? std::optional(*name) : std::nullopt, *container);
+  if (!info) return info;
+  info->path = path;
+  std::error_code ec;
+  info->archive_bytes = std::filesystem::file_size(path, ec);
+  return info;
+}
+
+}  // namespace cudnn_install

@@ -1,0 +1,159 @@
+// tar.xz and tgz archives through libarchive. A compressed tar cannot be searched, so list()
+// decodes the whole stream once, computing each entry's CRC-32 and keeping the headers asked for.
+#include <archive.h>
+#include <archive_entry.h>
+#include <zlib.h>
+
+#include "cudnn_install/archive_reader.hpp"
+
+namespace cudnn_install {
+namespace {
+
+struct ArchiveCloser {
+  void operator()(archive* a) const { archive_read_free(a); }
+};
+using ArchivePtr = std::unique_ptr<archive, ArchiveCloser>;
+
+EntryType type_of(archive_entry* e) {
+  if (archive_entry_hardlink(e) != nullptr) return EntryType::Hardlink;
+  switch (archive_entry_filetype(e)) {
+    case AE_IFREG: return EntryType::File;
+    case AE_IFDIR: return EntryType::Directory;
+    case AE_IFLNK: return EntryType::Symlink;
+    case AE_IFCHR:
+    case AE_IFBLK: return EntryType::Device;
+    case AE_IFIFO: return EntryType::Fifo;
+    default: return EntryType::Other;
+  }
+}
+
+RawEntry describe(archive_entry* e) {
+  RawEntry entry;
+  const char* name = archive_entry_pathname(e);
+  entry.name = name ? name : "";
+  entry.type = type_of(e);
+  entry.size = archive_entry_size_is_set(e) ? static_cast<std::uint64_t>(archive_entry_size(e)) : 0;
+  entry.mode = static_cast<std::uint32_t>(archive_entry_perm(e));
+  if (const char* link = archive_entry_symlink(e)) entry.link_target = link;
+  if (const char* hard = archive_entry_hardlink(e)) entry.link_target = hard;
+  return entry;
+}
+
+class TarReader final : public ArchiveReader {
+ public:
+  TarReader(std::filesystem::path path, std::string bytes) : path_(std::move(path)), bytes_(std::move(bytes)) {}
+
+  Result<Listing> list(const CapturePredicate& capture) override {
+    Listing listing;
+    auto r = walk([&](RawEntry& entry, archive* a) -> Result<void> {
+      bool keep = entry.type == EntryType::File && capture && capture(entry);
+      if (keep && entry.size > kMaxCaptureBytes)
+        return fail(ErrorCode::BadArchive, "entry '" + entry.name + "' is too large to read", entry.name);
+      std::string content;
+      uLong crc = crc32(0, nullptr, 0);
+      auto read = read_data(a, entry, [&](std::span<const char> chunk) -> Result<void> {
+        crc = crc32(crc, reinterpret_cast<const Bytef*>(chunk.data()), static_cast<uInt>(chunk.size()));
+        if (keep) content.append(chunk.data(), chunk.size());
+        return {};
+      });
+      if (!read) return read;
+      if (entry.type == EntryType::File) entry.crc32 = static_cast<std::uint32_t>(crc);
+      if (keep) listing.captured[entry.name] = std::move(content);
+      listing.entries.push_back(entry);
+      return {};
+    });
+    if (!r) return std::unexpected(r.error());
+    return listing;
+  }
+
+  Result<void> extract(const ExtractVisitor& visit) override {
+    return walk([&](RawEntry& entry, archive* a) -> Result<void> {
+      auto sink = visit(entry);
+      if (!sink) return std::unexpected(sink.error());
+      if (!*sink) return read_data(a, entry, [](std::span<const char>) -> Result<void> { return {}; });
+      return read_data(a, entry, **sink);
+    });
+  }
+
+ private:
+  std::string where() const { return path_.empty() ? std::string("<memory>") : path_.string(); }
+
+  Result<void> corrupt(archive* a, const std::string& what) {
+    const char* why = archive_error_string(a);
+    return fail(ErrorCode::BadArchive,
+                "'" + where() + "' is corrupt or truncated (" + what + ": " + (why ? why : "unknown error") +
+                    "). Download the archive again.",
+                where());
+  }
+
+  Result<ArchivePtr> open() {
+    ArchivePtr a(archive_read_new());
+    archive_read_support_filter_xz(a.get());
+    archive_read_support_filter_gzip(a.get());
+    archive_read_support_format_tar(a.get());
+    int rc = bytes_.empty() && !path_.empty()
+                 ? archive_read_open_filename(a.get(), path_.c_str(), 1 << 20)
+                 : archive_read_open_memory(a.get(), bytes_.data(), bytes_.size());
+    if (rc != ARCHIVE_OK) {
+      auto r = corrupt(a.get(), "cannot open");
+      return std::unexpected(r.error());
+    }
+    return a;
+  }
+
+  template <class Fn>
+  Result<void> walk(Fn&& on_entry) {
+    auto a = open();
+    if (!a) return std::unexpected(a.error());
+    while (true) {
+      archive_entry* e = nullptr;
+      int rc = archive_read_next_header(a->get(), &e);
+      if (rc == ARCHIVE_EOF) return {};
+      if (rc < ARCHIVE_WARN) return corrupt(a->get(), "reading an entry header");
+      RawEntry entry = describe(e);
+      if (entry.size > kMaxEntryBytes)
+        return fail(ErrorCode::UnsafeEntry, "entry '" + entry.name + "' claims an implausible size", entry.name);
+      if (auto r = on_entry(entry, a->get()); !r) return r;
+    }
+  }
+
+  Result<void> read_data(archive* a, const RawEntry& entry, const ChunkSink& sink) {
+    std::vector<char> buffer(1 << 20);
+    std::uint64_t total = 0;
+    while (true) {
+      la_ssize_t n = archive_read_data(a, buffer.data(), buffer.size());
+      if (n < 0) return corrupt(a, "reading '" + entry.name + "'");
+      if (n == 0) break;
+      total += static_cast<std::uint64_t>(n);
+      if (auto r = sink(std::span<const char>(buffer.data(), static_cast<size_t>(n))); !r) return r;
+    }
+    if (entry.type == EntryType::File && total != entry.size)
+      return fail(ErrorCode::BadArchive, "entry '" + entry.name + "' is truncated", entry.name);
+    return {};
+  }
+
+  std::filesystem::path path_;
+  std::string bytes_;
+};
+
+}  // namespace
+
+std::unique_ptr<ArchiveReader> make_tar_reader(std::filesystem::path path, std::string bytes) {
+  return std::make_unique<TarReader>(std::move(path), std::move(bytes));
+}
+
+Result<std::unique_ptr<ArchiveReader>> open_archive(const std::filesystem::path& path, Container container) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec))
+    return fail(ErrorCode::Usage, "'" + path.string() + "' does not exist or is not a file", path.string());
+  if (container == Container::Zip) return make_zip_reader(path, {});
+  return make_tar_reader(path, {});
+}
+
+Result<std::unique_ptr<ArchiveReader>> open_archive_memory(std::string bytes, Container container) {
+  if (bytes.empty()) return fail(ErrorCode::BadArchive, "the archive is empty (0 bytes)");
+  if (container == Container::Zip) return make_zip_reader({}, std::move(bytes));
+  return make_tar_reader({}, std::move(bytes));
+}
+
+}  // namespace cudnn_install

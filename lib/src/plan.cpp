@@ -1,0 +1,135 @@
+#include "cudnn_install/plan.hpp"
+
+#include <algorithm>
+#include <regex>
+#include <set>
+
+namespace cudnn_install {
+namespace {
+
+Result<void> check_compatible(const ArchiveInfo& archive, const Toolkit& toolkit) {
+  if (archive.os != toolkit.os)
+    return fail(ErrorCode::CudaMismatch,
+                std::string("this is a ") + to_string(archive.os) + " archive but the CUDA toolkit at '" +
+                    toolkit.root.string() + "' is a " + to_string(toolkit.os) + " toolkit; download the " +
+                    to_string(toolkit.os) + " archive instead");
+  if (archive.name && archive.name->cuda.major != toolkit.version.major)
+    return fail(ErrorCode::CudaMismatch,
+                "the archive is built for CUDA " + archive.name->cuda.text + " but the toolkit at '" +
+                    toolkit.root.string() + "' is CUDA " + toolkit.version.to_string() +
+                    "; download the _cuda" + std::to_string(toolkit.version.major) +
+                    " archive of this cuDNN, or pass --cuda-root for a CUDA " +
+                    std::to_string(archive.name->cuda.major) + " toolkit");
+  return {};
+}
+
+bool identical(const Entry& e, const ExistingFile& old) {
+  if (e.raw.type != old.type) return false;
+  if (e.raw.type == EntryType::Symlink) return e.raw.link_target == old.link_target;
+  return e.raw.size == old.size && e.raw.crc32 && old.crc32 && *e.raw.crc32 == *old.crc32;
+}
+
+Step step_for(const Entry& e, const std::string& target, const TreeState& tree) {
+  Step s{Action::Create, target, e.raw.name, e.role, e.raw.type, e.raw.size, e.raw.mode, e.raw.link_target, {}};
+  auto it = tree.targets.find(target);
+  if (it == tree.targets.end()) return s;
+  if (identical(e, it->second)) {
+    s.action = Action::SkipIdentical;
+  } else {
+    s.action = Action::Overwrite;
+    s.reason = it->second.type == EntryType::Symlink ? "replaces a symlink to '" + it->second.link_target + "'"
+                                                     : "replaces a different file";
+  }
+  return s;
+}
+
+Step stale_step(const std::string& target, const ExistingFile& old, int new_major, const PlanOptions& options) {
+  std::string file = target.substr(target.rfind('/') + 1);
+  Step s{Action::Remove, target, {}, classify(target), old.type, old.size, old.mode, old.link_target, {}};
+  auto major = cudnn_major_of(file);
+  if (major && *major != new_major) {
+    s.action = Action::KeepOther;
+    s.reason = "cuDNN " + std::to_string(*major) + " file kept: programs built against cuDNN " +
+               std::to_string(*major) + " still load it";
+  } else if (options.stale == PlanOptions::StaleFiles::Keep) {
+    s.action = Action::KeepOther;
+    s.reason = "not part of this cuDNN; kept as asked";
+  } else {
+    s.reason = major ? "left over from an older cuDNN " + std::to_string(*major) + ".x"
+                     : "not part of this cuDNN (orphaned by the new headers/libraries)";
+  }
+  return s;
+}
+
+}  // namespace
+
+std::size_t Plan::count(Action a) const {
+  return static_cast<std::size_t>(std::count_if(steps.begin(), steps.end(), [a](const Step& s) { return s.action == a; }));
+}
+
+bool Plan::changes_anything() const {
+  return !dirs_to_create.empty() || count(Action::Create) + count(Action::Overwrite) + count(Action::Remove) > 0;
+}
+
+std::string target_of(const Entry& entry, const Toolkit& toolkit) {
+  std::filesystem::path dir;
+  switch (dest_of(entry.role)) {
+    case DestDir::Include: dir = toolkit.include_dir; break;
+    case DestDir::Bin: dir = toolkit.bin_dir; break;
+    case DestDir::Lib: dir = toolkit.lib_dir; break;
+    case DestDir::ImportLib: dir = toolkit.import_lib_dir; break;
+    case DestDir::None: return {};
+  }
+  return (dir / entry.file_name).generic_string();
+}
+
+std::optional<int> cudnn_major_of(const std::string& file_name) {
+  static const std::regex dll(R"(cudnn.*64_([0-9]+)\.dll)", std::regex::icase);
+  static const std::regex so(R"(libcudnn.*\.so\.([0-9]+)(\..*)?)");
+  static const std::regex versioned_lib(R"(cudnn.*64_([0-9]+)\.lib)", std::regex::icase);
+  std::smatch m;
+  if (std::regex_match(file_name, m, dll) || std::regex_match(file_name, m, so) ||
+      std::regex_match(file_name, m, versioned_lib))
+    return std::stoi(m[1]);
+  return std::nullopt;
+}
+
+Result<Plan> make_plan(const ArchiveInfo& archive, const Toolkit& toolkit, const TreeState& tree,
+                       const PlanOptions& options) {
+  if (auto ok = check_compatible(archive, toolkit); !ok) return std::unexpected(ok.error());
+  Plan plan;
+  plan.toolkit_root = toolkit.root.string();
+  plan.archive_name = archive.name ? archive.name->file_name : archive.path.filename().string();
+  plan.cudnn_version = archive.name ? archive.name->version.to_string() : archive.header_version.to_string();
+  plan.cuda_version = toolkit.version.to_string();
+  plan.dirs_to_create = tree.missing_dirs;
+  plan.notes = archive.ignored;
+  std::map<std::string, std::string> claimed;  // target -> entry
+  for (const auto& e : archive.entries) {
+    std::string target = target_of(e, toolkit);
+    if (target.empty()) continue;
+    if (auto [it, fresh] = claimed.emplace(target, e.raw.name); !fresh)
+      return fail(ErrorCode::UnsafeEntry,
+                  "entries '" + it->second + "' and '" + e.raw.name + "' would both be installed as '" + target + "'",
+                  target);
+    plan.steps.push_back(step_for(e, target, tree));
+    if (plan.steps.back().action != Action::SkipIdentical && e.raw.type == EntryType::File)
+      plan.bytes_to_write += e.raw.size;
+  }
+  for (const auto& [target, old] : tree.cudnn_files)
+    if (!claimed.count(target)) plan.steps.push_back(stale_step(target, old, archive.header_version.major, options));
+  return plan;
+}
+
+const char* to_string(Action a) {
+  switch (a) {
+    case Action::Create: return "create";
+    case Action::Overwrite: return "overwrite";
+    case Action::SkipIdentical: return "skip-identical";
+    case Action::Remove: return "remove";
+    case Action::KeepOther: return "keep";
+  }
+  return "?";
+}
+
+}  // namespace cudnn_install

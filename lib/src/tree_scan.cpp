@@ -1,0 +1,93 @@
+// The I/O half of planning: what the toolkit tree holds now at every place the plan may touch.
+#include <zlib.h>
+
+#include <fstream>
+#include <set>
+
+#include "cudnn_install/plan.hpp"
+#include "util.hpp"
+
+namespace fs = std::filesystem;
+
+namespace cudnn_install {
+namespace {
+
+std::optional<std::uint32_t> file_crc32(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::vector<char> buf(1 << 20);
+  uLong crc = crc32(0, nullptr, 0);
+  while (in) {
+    in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
+    crc = crc32(crc, reinterpret_cast<const Bytef*>(buf.data()), static_cast<uInt>(in.gcount()));
+  }
+  return in.eof() ? std::optional(static_cast<std::uint32_t>(crc)) : std::nullopt;
+}
+
+std::optional<ExistingFile> look(const fs::path& path) {
+  std::error_code ec;
+  auto status = fs::symlink_status(path, ec);
+  if (ec || !fs::exists(status)) return std::nullopt;
+  ExistingFile f;
+  f.mode = static_cast<std::uint32_t>(status.permissions()) & 07777;
+  if (fs::is_symlink(status)) {
+    f.type = EntryType::Symlink;
+    f.link_target = fs::read_symlink(path, ec).string();
+  } else if (fs::is_directory(status)) {
+    f.type = EntryType::Directory;
+  } else if (fs::is_regular_file(status)) {
+    f.size = fs::file_size(path, ec);
+  } else {
+    f.type = EntryType::Other;
+  }
+  return f;
+}
+
+bool is_cudnn_file(const std::string& name) {
+  std::string n = util::lower(name);
+  return n.starts_with("cudnn") || n.starts_with("libcudnn");
+}
+
+void add_missing_dirs(const fs::path& root, const fs::path& rel, std::vector<std::string>& missing) {
+  fs::path partial;
+  for (const auto& part : rel) {
+    partial /= part;
+    std::error_code ec;
+    if (fs::exists(root / partial, ec)) continue;
+    std::string s = partial.generic_string();
+    if (std::find(missing.begin(), missing.end(), s) == missing.end()) missing.push_back(s);
+  }
+}
+
+}  // namespace
+
+Result<TreeState> scan_tree(const ArchiveInfo& archive, const Toolkit& toolkit) {
+  TreeState tree;
+  std::set<fs::path> dirs;
+  for (const auto& e : archive.entries) {
+    std::string target = target_of(e, toolkit);
+    if (target.empty()) continue;
+    fs::path full = toolkit.root / target;
+    dirs.insert(fs::path(target).parent_path());
+    auto old = look(full);
+    if (!old) continue;
+    if (old->type == EntryType::Directory || old->type == EntryType::Other)
+      return fail(ErrorCode::Conflict,
+                  "'" + full.string() + "' is a directory or special file where cuDNN needs to put a file; move it away first",
+                  full.string());
+    if (old->type == EntryType::File && e.raw.crc32 && old->size == e.raw.size) old->crc32 = file_crc32(full);
+    tree.targets[target] = *old;
+  }
+  for (const auto& dir : dirs) {
+    add_missing_dirs(toolkit.root, dir, tree.missing_dirs);
+    std::error_code ec;
+    for (fs::directory_iterator it(toolkit.root / dir, ec), end; !ec && it != end; it.increment(ec)) {
+      if (!is_cudnn_file(it->path().filename().string())) continue;
+      if (auto f = look(it->path()); f && f->type != EntryType::Directory)
+        tree.cudnn_files[(dir / it->path().filename()).generic_string()] = *f;
+    }
+  }
+  return tree;
+}
+
+}  // namespace cudnn_install

@@ -1,0 +1,30 @@
+// Small helpers shared by the library's sources (not part of the public API).
+#pragma once
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <string>
+
+namespace cudnn_install::util {
+
+// Whole small file (headers, version files); nullopt if it cannot be read.
+inline std::optional<std::string> read_text_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::ostringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+inline std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+
+// Human byte counts: "512 B", "3.4 MiB".
+std::string human_bytes(std::uint64_t bytes);
+
+}  // namespace cudnn_install::util

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# The main job on a sandbox: packs the real cuDNN of this machine into a real-layout archive,
+# makes a sandbox CUDA 13.0 tree that already has an older cuDNN, and runs cudnn-install on it.
+# Nothing outside the sandbox (a temporary directory) is touched.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin=build/release/app/cudnn-install
+[ -x "$bin" ] || { cmake --preset release >/dev/null && cmake --build --preset release; }
+sandbox=$(mktemp -d /tmp/cudnn-install-demo.XXXXXX)
+echo "sandbox: $sandbox"
+
+if ! archive=$(scripts/make-test-archive.sh --small "$sandbox/downloads" | head -1); then
+  echo "no real cuDNN on this machine: using the synthetic corpus archive instead"
+  python3 scripts/make-test-archives.py "$sandbox/corpus"
+  archive=$sandbox/corpus/good/cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz
+fi
+
+root=$sandbox/cuda-13.0
+mkdir -p "$root/include" "$root/lib" "$root/bin"
+ln -s lib "$root/lib64"
+echo "#define CUDA_VERSION 13000" > "$root/include/cuda.h"
+printf '#define CUDNN_MAJOR 9\n#define CUDNN_MINOR 1\n#define CUDNN_PATCHLEVEL 0\n' > "$root/include/cudnn_version.h"
+echo "old cudnn 9.1" > "$root/lib/libcudnn.so.9.1.0"
+ln -s libcudnn.so.9.1.0 "$root/lib/libcudnn.so.9"
+
+run() { echo; echo "\$ cudnn-install $*"; "$bin" "$@"; }
+run --dry-run --cuda-root "$root" "$archive"

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Packs the cuDNN installed on this machine (found through nvcc on PATH or /usr/local/cuda*) into
+# real-layout archives, exactly as NVIDIA ships them:
+#   cudnn-linux-x86_64-<ver>_cuda<N>-archive.tar.xz   include/, lib/ with .so -> .so.N -> .so.N.M.P chains, LICENSE
+#   cudnn-windows-x86_64-<ver>_cuda<N>-archive.zip    (--windows) include/, bin/x64/*.dll, lib/x64/*.lib, LICENSE
+# The Windows zip reuses the Linux bytes under Windows names: a realistic size and layout, not runnable DLLs.
+#
+# Usage: make-test-archive.sh [--small|--full] [--windows] OUTDIR
+#   --small  headers, libcudnn, libcudnn_graph, libcudnn_cnn (~9 MB; the default)
+#   --full   every sub-library (~500 MB uncompressed)
+# Exit 77 (skip) when no cuDNN is installed here.
+set -euo pipefail
+
+size=small windows=0 out=""
+for arg in "$@"; do
+  case "$arg" in
+    --small) size=small ;;
+    --full) size=full ;;
+    --windows) windows=1 ;;
+    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    *) out="$arg" ;;
+  esac
+done
+[ -n "$out" ] || { echo "usage: $0 [--small|--full] [--windows] OUTDIR" >&2; exit 1; }
+here=$(cd "$(dirname "$0")/.." && pwd)
+
+find_cuda() {
+  local nvcc candidate
+  if nvcc=$(command -v nvcc 2>/dev/null); then
+    candidate=$(dirname "$(dirname "$(readlink -f "$nvcc")")")
+    [ -f "$candidate/include/cudnn_version.h" ] && { echo "$candidate"; return; }
+  fi
+  for candidate in /usr/local/cuda /usr/local/cuda-*; do
+    [ -f "$candidate/include/cudnn_version.h" ] && { echo "$candidate"; return; }
+  done
+  return 1
+}
+
+cuda=$(find_cuda) || { echo "no cuDNN found (nvcc on PATH or /usr/local/cuda*): skipping" >&2; exit 77; }
+libdir=$cuda/lib64; [ -e "$libdir/libcudnn.so.9" ] || libdir=$cuda/lib
+macro() { sed -n "s/^#define $1 \([0-9]*\).*/\1/p" "$cuda/include/cudnn_version.h" | head -1; }
+major=$(macro CUDNN_MAJOR) minor=$(macro CUDNN_MINOR) patch=$(macro CUDNN_PATCHLEVEL)
+cuda_major=$(sed -n 's/^#define CUDA_VERSION \([0-9]*\).*/\1/p' "$cuda/include/cuda.h" | head -1)
+cuda_major=$((cuda_major / 1000))
+ver3=$major.$minor.$patch
+# The build number (4th part) is not in any header: take NVIDIA's from the known-archives table.
+build=$(awk -F'\t' -v p="cudnn-linux-x86_64-$ver3." -v c="_cuda$cuda_major-archive" \
+  'index($1, p) == 1 && index($1, c) { split($2, v, "."); print v[4]; exit }' "$here/data/known-archives.tsv")
+ver=$ver3.${build:-0}
+
+libs=(libcudnn libcudnn_graph libcudnn_cnn)
+[ "$size" = full ] && libs=(libcudnn libcudnn_adv libcudnn_cnn libcudnn_engines_precompiled
+  libcudnn_engines_runtime_compiled libcudnn_graph libcudnn_heuristic libcudnn_ops)
+
+mkdir -p "$out"
+stage=$(mktemp -d); trap 'rm -rf "$stage"' EXIT
+top=cudnn-linux-x86_64-${ver}_cuda${cuda_major}-archive
+mkdir -p "$stage/$top/include" "$stage/$top/lib"
+cp "$cuda"/include/cudnn*.h "$stage/$top/include/"
+for lib in "${libs[@]}"; do
+  cp "$libdir/$lib.so.$major" "$stage/$top/lib/$lib.so.$ver3"
+  ln -s "$lib.so.$ver3" "$stage/$top/lib/$lib.so.$major"
+  ln -s "$lib.so.$major" "$stage/$top/lib/$lib.so"
+done
+echo "cuDNN $ver packed from $cuda by cudnn-install's test scripts; see NVIDIA's license." > "$stage/$top/LICENSE"
+chmod -R u+rwX,go+rX "$stage/$top"
+tar -C "$stage" --owner=0 --group=0 --numeric-owner --sort=name -cf - "$top" | xz -T2 -1 > "$out/$top.tar.xz.part"
+mv "$out/$top.tar.xz.part" "$out/$top.tar.xz"
+echo "$out/$top.tar.xz"
+
+if [ "$windows" = 1 ]; then
+  wtop=cudnn-windows-x86_64-${ver}_cuda${cuda_major}-archive
+  mkdir -p "$stage/$wtop/bin/x64" "$stage/$wtop/lib/x64"
+  cp -r "$stage/$top/include" "$stage/$top/LICENSE" "$stage/$wtop/"
+  rm -f "$stage/$wtop"/include/*_v9.h
+  for lib in "${libs[@]}"; do
+    win=${lib#lib}; sub=${win#cudnn}
+    cp "$stage/$top/lib/$lib.so.$ver3" "$stage/$wtop/bin/x64/cudnn${sub}64_$major.dll"
+    head -c 65536 "$stage/$top/lib/$lib.so.$ver3" > "$stage/$wtop/lib/x64/$win.lib"
+  done
+  rm -f "$out/$wtop.zip"
+  (cd "$stage" && python3 -c 'import shutil,sys; shutil.make_archive(sys.argv[1], "zip", ".", sys.argv[2])' \
+    "$out/$wtop" "$wtop")
+  echo "$out/$wtop.zip"
+fi

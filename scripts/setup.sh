@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs everything the build and the tests need (Debian packages only), then builds.
+# Idempotent. Usage: scripts/setup.sh [--no-build]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(
+  cmake ninja-build g++ pkg-config python3 xz-utils zip unzip
+  libzip-dev libarchive-dev zlib1g-dev libssl-dev
+  libcli11-dev libfmt-dev libspdlog-dev nlohmann-json3-dev
+  libgtest-dev libgmock-dev
+  clang-14 libclang-rt-14-dev
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  sudo_cmd=""; [ "$(id -u)" = 0 ] || sudo_cmd=sudo
+  $sudo_cmd apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+[ "${1:-}" = --no-build ] && exit 0
+cmake --preset release >/dev/null
+cmake --build --preset release
+echo "setup: built build/release/app/cudnn-install"

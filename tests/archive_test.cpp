@@ -1,0 +1,135 @@
+// The corpus: every era's real layout is read, every hostile archive is refused with its reason.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+
+#include "cudnn_install/archive.hpp"
+
+using namespace cudnn_install;
+namespace fs = std::filesystem;
+
+namespace {
+
+nlohmann::json expectations() {
+  std::ifstream in(std::string(CORPUS_DIR) + "/expectations.json");
+  return nlohmann::json::parse(in);
+}
+
+size_t count_role(const ArchiveInfo& info, Role role) {
+  return static_cast<size_t>(
+      std::count_if(info.entries.begin(), info.entries.end(), [&](const Entry& e) { return e.role == role; }));
+}
+
+}  // namespace
+
+TEST(ArchiveCorpus, EveryEraIsReadWithItsHeaderVersion) {
+  auto exp = expectations();
+  ASSERT_GE(exp["good"].size(), 12u);
+  for (const auto& g : exp["good"]) {
+    fs::path path = fs::path(CORPUS_DIR) / g["file"].get<std::string>();
+    auto info = inspect_archive(path, NameCheck::Enforce);
+    ASSERT_TRUE(info) << path << ": " << info.error().message;
+    CudnnVersion v = info->header_version;
+    EXPECT_EQ(std::to_string(v.major) + "." + std::to_string(v.minor) + "." + std::to_string(*v.patch),
+              g["header_version"].get<std::string>())
+        << path;
+    EXPECT_GT(count_role(*info, Role::Header), 0u) << path;
+    size_t libs = count_role(*info, Role::Dll) + count_role(*info, Role::SharedLib);
+    EXPECT_GT(libs, 0u) << path;
+    EXPECT_EQ(count_role(*info, Role::Unknown), 0u) << path;
+  }
+}
+
+TEST(ArchiveCorpus, EveryHostileArchiveIsRefusedWithItsReason) {
+  auto exp = expectations();
+  ASSERT_GE(exp["hostile"].size(), 25u);
+  for (const auto& h : exp["hostile"]) {
+    fs::path path = fs::path(CORPUS_DIR) / h["file"].get<std::string>();
+    auto info = inspect_archive(path, NameCheck::Enforce);
+    ASSERT_FALSE(info) << h["case"] << " was accepted";
+    EXPECT_EQ(to_string(info.error().code), h["code"].get<std::string>()) << h["case"] << ": " << info.error().message;
+    EXPECT_NE(info.error().message.find(h["contains"].get<std::string>()), std::string::npos)
+        << h["case"] << ": " << info.error().message;
+  }
+}
+
+TEST(ArchiveCorpus, Windows919UsesBinX64) {
+  auto info = inspect_archive(fs::path(CORPUS_DIR) / "good/cudnn-windows-x86_64-9.19.0.56_cuda13-archive.zip",
+                              NameCheck::Enforce);
+  ASSERT_TRUE(info);
+  EXPECT_EQ(info->os, TargetOs::Windows);
+  EXPECT_EQ(count_role(*info, Role::Dll), 8u);
+  EXPECT_EQ(count_role(*info, Role::ImportLib), 8u);
+  EXPECT_EQ(info->ignored.size(), 1u);  // LICENSE
+}
+
+TEST(ArchiveCorpus, LinuxSymlinkChainsAreKept) {
+  auto info = inspect_archive(fs::path(CORPUS_DIR) / "good/cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz",
+                              NameCheck::Enforce);
+  ASSERT_TRUE(info);
+  auto it = std::find_if(info->entries.begin(), info->entries.end(),
+                         [](const Entry& e) { return e.file_name == "libcudnn.so.9"; });
+  ASSERT_NE(it, info->entries.end());
+  EXPECT_EQ(it->raw.type, EntryType::Symlink);
+  EXPECT_EQ(it->raw.link_target, "libcudnn.so.9.19.0");
+  EXPECT_EQ(it->role, Role::SharedLib);
+}
+
+TEST(ArchiveCorpus, ForceNameAcceptsARenamedArchive) {
+  fs::path renamed = fs::temp_directory_path() / "my-cudnn-copy.tar.xz";
+  fs::copy_file(fs::path(CORPUS_DIR) / "good/cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz", renamed,
+                fs::copy_options::overwrite_existing);
+  auto refused = inspect_archive(renamed, NameCheck::Enforce);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code, ErrorCode::BadName);
+  auto forced = inspect_archive(renamed, NameCheck::Skip);
+  ASSERT_TRUE(forced) << forced.error().message;
+  EXPECT_FALSE(forced->name);
+  EXPECT_EQ(forced->header_version.number(), 91900);
+  fs::remove(renamed);
+}
+
+TEST(ArchiveReader, ZipCrcDamageIsAnErrorWhenExtracting) {
+  std::ifstream in(std::string(CORPUS_DIR) + "/hostile/crc-zip/cudnn-windows-x86_64-9.19.0.56_cuda13-archive.zip",
+                   std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), {});
+  auto reader = open_archive_memory(bytes, Container::Zip);
+  ASSERT_TRUE(reader);
+  auto r = (*reader)->extract([](const RawEntry&) -> Result<std::optional<ChunkSink>> {
+    return ChunkSink([](std::span<const char>) -> Result<void> { return {}; });
+  });
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code, ErrorCode::BadArchive);
+}
+
+TEST(ArchiveVersionHeader, ParsesMacrosOfEachEra) {
+  auto v9 = parse_version_header("#define CUDNN_MAJOR 9\n#define CUDNN_MINOR 19\n#define CUDNN_PATCHLEVEL 0\n", "h");
+  ASSERT_TRUE(v9);
+  EXPECT_EQ(v9->number(), 91900);
+  auto v8 = parse_version_header("#  define CUDNN_MAJOR 8\n#define CUDNN_MINOR 9\n#define CUDNN_PATCHLEVEL 5\n", "h");
+  ASSERT_TRUE(v8);
+  EXPECT_EQ(v8->number(), 8905);
+  auto commented = parse_version_header("// #define CUDNN_MAJOR 1\n#define CUDNN_MAJOR 7\n#define CUDNN_MINOR 6\n#define CUDNN_PATCHLEVEL 5\n", "h");
+  ASSERT_TRUE(commented);
+  EXPECT_EQ(commented->major, 7);
+  EXPECT_FALSE(parse_version_header("#define CUDNN_MAJOR 9\n", "cudnn_version.h"));
+}
+
+TEST(ArchiveLayout, RolesOfEveryEra) {
+  EXPECT_EQ(classify("include/cudnn.h"), Role::Header);
+  EXPECT_EQ(classify("bin/cudnn64_9.dll"), Role::Dll);
+  EXPECT_EQ(classify("bin/x64/cudnn64_9.dll"), Role::Dll);
+  EXPECT_EQ(classify("lib/x64/cudnn.lib"), Role::ImportLib);
+  EXPECT_EQ(classify("lib/cudnn.lib"), Role::ImportLib);
+  EXPECT_EQ(classify("lib/libcudnn.so.9.19.0"), Role::SharedLib);
+  EXPECT_EQ(classify("lib64/libcudnn.so"), Role::SharedLib);
+  EXPECT_EQ(classify("lib64/libcudnn_static.a"), Role::StaticLib);
+  EXPECT_EQ(classify("targets/ppc64le-linux/lib/libcudnn.so.8"), Role::SharedLib);
+  EXPECT_EQ(classify("targets/ppc64le-linux/include/cudnn.h"), Role::Header);
+  EXPECT_EQ(classify("LICENSE"), Role::License);
+  EXPECT_EQ(classify("NVIDIA_SLA_cuDNN_Support.txt"), Role::License);
+  EXPECT_EQ(classify("include/sub/cudnn.h"), Role::Unknown);
+  EXPECT_EQ(classify("bin/nvcc"), Role::Unknown);
+  EXPECT_EQ(classify("README"), Role::Unknown);
+}

@@ -1,0 +1,64 @@
+#include "support/sandbox.hpp"
+
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+namespace fs = std::filesystem;
+
+namespace cudnn_install::test {
+
+TempDir::TempDir() {
+  std::string pattern = (fs::temp_directory_path() / "cudnn-install-test-XXXXXX").string();
+  if (!mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
+  path_ = pattern;
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  fs::permissions(path_, fs::perms::owner_all, fs::perm_options::add, ec);
+  fs::remove_all(path_, ec);
+}
+
+void write_file(const fs::path& path, const std::string& content) {
+  fs::create_directories(path.parent_path());
+  std::ofstream(path, std::ios::binary) << content;
+}
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+void make_linux_toolkit(const fs::path& root, int cuda_version_number) {
+  write_file(root / "include/cuda.h", "#define CUDA_VERSION " + std::to_string(cuda_version_number) + "\n");
+  write_file(root / "lib/libcudart.so.13", "cudart");
+  fs::create_directory_symlink("lib", root / "lib64");
+  fs::create_directories(root / "bin");
+}
+
+void make_windows_toolkit(const fs::path& root, const std::string& version, bool dlls_in_x64) {
+  write_file(root / "version.json", R"({"cuda": {"name": "CUDA SDK", "version": ")" + version + R"("}})");
+  std::string major = version.substr(0, version.find('.'));
+  write_file(root / (dlls_in_x64 ? "bin/x64" : "bin") / ("cudart64_" + major + ".dll"), "MZ cudart");
+  fs::create_directories(root / "lib/x64");
+  write_file(root / "include/cuda.h", "/* cuda.h */\n");
+}
+
+int run_command(const std::string& command, std::string* output) {
+  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
+  if (!pipe) return -1;
+  std::string out;
+  char buf[4096];
+  while (size_t n = fread(buf, 1, sizeof buf, pipe)) out.append(buf, n);
+  int status = pclose(pipe);
+  if (output) *output = out;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+}  // namespace cudnn_install::test

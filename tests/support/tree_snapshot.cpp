@@ -1,0 +1,59 @@
+#include "support/tree_snapshot.hpp"
+
+#include <fstream>
+#include <sstream>
+
+namespace fs = std::filesystem;
+
+namespace cudnn_install::test {
+
+Snapshot snapshot(const fs::path& root, const std::string& skip) {
+  Snapshot snap;
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(root, fs::directory_options::none, ec), end; !ec && it != end;
+       it.increment(ec)) {
+    fs::path rel = it->path().lexically_relative(root);
+    if (!skip.empty() && rel.begin()->string() == skip) {
+      if (it->is_directory()) it.disable_recursion_pending();
+      continue;
+    }
+    Node node;
+    auto st = fs::symlink_status(it->path());
+    node.mode = static_cast<std::uint32_t>(st.permissions()) & 07777;
+    if (fs::is_symlink(st)) {
+      node.type = 'l';
+      node.link_target = fs::read_symlink(it->path()).string();
+      node.mode = 0;
+    } else if (fs::is_directory(st)) {
+      node.type = 'd';
+    } else if (fs::is_regular_file(st)) {
+      std::ifstream in(it->path(), std::ios::binary);
+      std::ostringstream out;
+      out << in.rdbuf();
+      node.content = out.str();
+    } else {
+      node.type = 'o';
+    }
+    snap[rel.generic_string()] = std::move(node);
+  }
+  return snap;
+}
+
+std::string diff(const Snapshot& expected, const Snapshot& actual) {
+  std::string out;
+  int shown = 0;
+  auto note = [&](const std::string& line) {
+    if (shown++ < 10) out += line + "\n";
+  };
+  for (const auto& [path, node] : expected) {
+    auto it = actual.find(path);
+    if (it == actual.end()) note("missing: " + path);
+    else if (!(it->second == node)) note("differs: " + path);
+  }
+  for (const auto& [path, node] : actual)
+    if (!expected.count(path)) note("extra: " + path);
+  if (shown > 10) out += "... " + std::to_string(shown - 10) + " more\n";
+  return out;
+}
+
+}  // namespace cudnn_install::test
