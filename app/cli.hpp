@@ -4,7 +4,11 @@
 #include <optional>
 #include <string>
 
+#include <memory>
+
 #include "cudnn_install/error.hpp"
+#include "cudnn_install/filesystem.hpp"
+#include "cudnn_install/state_lock.hpp"
 
 namespace cudnn_install::cli {
 
@@ -35,6 +39,15 @@ int report_error(const Error& error, const Options& options);
 // Sets up spdlog: stderr at the chosen verbosity, plus --log FILE when given.
 void setup_logging(const Options& options);
 
+// The lock and filesystem of a command that may write; recovery has already run.
+struct Session {
+  std::unique_ptr<StateLock> lock;
+  std::unique_ptr<FileSystem> fs;
+};
+Result<Session> open_session(const std::filesystem::path& root, const Options& options);
+
 int cmd_install(const Options& options);
+int cmd_rollback(const Options& options);
+int cmd_status(const Options& options);
 
 }  // namespace cudnn_install::cli

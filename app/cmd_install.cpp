@@ -1,5 +1,6 @@
-// `cudnn-install ARCHIVE`: inspect -> choose toolkit -> scan -> plan -> (dry run: print).
+// `cudnn-install ARCHIVE`: inspect -> choose toolkit -> lock -> recover -> scan -> plan -> confirm -> apply.
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
 #include <iostream>
 
@@ -7,31 +8,83 @@
 #include "cudnn_install/archive.hpp"
 #include "cudnn_install/plan.hpp"
 #include "cudnn_install/report.hpp"
+#include "cudnn_install/state_lock.hpp"
 #include "cudnn_install/toolkit.hpp"
+#include "cudnn_install/txn.hpp"
+#include "progress.hpp"
 
 namespace cudnn_install::cli {
+namespace {
 
-int cmd_install(const Options& options) {
-  spdlog::debug("inspecting {}", options.archive.string());
-  auto archive = inspect_archive(options.archive, options.force_name ? NameCheck::Skip : NameCheck::Enforce);
-  if (!archive) return report_error(archive.error(), options);
+Result<Plan> plan_for(const ArchiveInfo& archive, const Toolkit& toolkit) {
+  auto tree = scan_tree(archive, toolkit);
+  if (!tree) return std::unexpected(tree.error());
+  return make_plan(archive, toolkit, *tree, PlanOptions{});
+}
+
+void print_plan(const Plan& plan, const ArchiveInfo& archive, const Toolkit& toolkit, const Options& o) {
+  if (o.format == Format::Json) std::cout << plan_to_json(plan, archive, toolkit).dump(2) << "\n";
+  else if (o.verbosity != Verbosity::Quiet) std::cout << render_plan_text(plan, archive, toolkit);
+}
+
+Result<void> confirm(const Options& o) {
+  if (o.confirm == Confirm::AssumeYes) return {};
+  if (!::isatty(0))
+    return fail(ErrorCode::Usage, "no terminal to ask for confirmation: pass --yes to install without asking");
+  std::cout << "\nProceed? [y/N] " << std::flush;
+  std::string answer;
+  std::getline(std::cin, answer);
+  if (answer == "y" || answer == "Y" || answer == "yes") return {};
+  return fail(ErrorCode::Usage, "cancelled; nothing was changed");
+}
+
+int apply(const ArchiveInfo& archive, const Toolkit& toolkit, const Plan& plan, const Options& o) {
+  ProgressBar bar(o);
+  ApplyOptions options;
+  options.progress = bar.callback();
+  auto fs = make_real_filesystem();
+  auto outcome = apply_plan(*fs, toolkit.root, archive, plan, options);
+  if (!outcome) return report_error(outcome.error(), o);
+  if (o.format == Format::Text && o.verbosity != Verbosity::Quiet)
+    std::cout << "\ninstalled cuDNN " << plan.cudnn_version << " into " << toolkit.root.string() << " (transaction "
+              << outcome->id << "): " << outcome->files_written << " files written, " << outcome->files_removed
+              << " removed, " << outcome->files_unchanged << " unchanged.\nundo with: cudnn-install --rollback --cuda-root "
+              << toolkit.root.string() << "\n";
+  spdlog::info("committed transaction {}", outcome->id);
+  return 0;
+}
+
+}  // namespace
+
+int cmd_install(const Options& o) {
+  spdlog::debug("inspecting {}", o.archive.string());
+  auto archive = inspect_archive(o.archive, o.force_name ? NameCheck::Skip : NameCheck::Enforce);
+  if (!archive) return report_error(archive.error(), o);
   std::optional<int> cuda_major;
   if (archive->name) cuda_major = archive->name->cuda.major;
-  auto toolkit = choose_toolkit(system_toolkit_search(options.cuda_root), cuda_major);
-  if (!toolkit) return report_error(toolkit.error(), options);
-  auto tree = scan_tree(*archive, *toolkit);
-  if (!tree) return report_error(tree.error(), options);
-  auto plan = make_plan(*archive, *toolkit, *tree, PlanOptions{});
-  if (!plan) return report_error(plan.error(), options);
-  if (options.format == Format::Json) std::cout << plan_to_json(*plan, *archive, *toolkit).dump(2) << "\n";
-  else std::cout << render_plan_text(*plan, *archive, *toolkit);
-  if (options.mode == Mode::DryRun) {
-    if (options.format == Format::Text) std::cout << "dry run: nothing was written.\n";
+  auto toolkit = choose_toolkit(system_toolkit_search(o.cuda_root), cuda_major);
+  if (!toolkit) return report_error(toolkit.error(), o);
+  if (o.mode == Mode::DryRun) {
+    if (has_pending_journal(toolkit->root))
+      spdlog::warn("an interrupted transaction is pending in {}; the next real run will restore it first",
+                   toolkit->root.string());
+    auto plan = plan_for(*archive, *toolkit);
+    if (!plan) return report_error(plan.error(), o);
+    print_plan(*plan, *archive, *toolkit, o);
+    if (o.format == Format::Text) std::cout << "dry run: nothing was written.\n";
     return 0;
   }
-  return report_error(Error{ErrorCode::Usage,
-                            "installing is not available in this build yet; use --dry-run to preview the plan", {}},
-                      options);
+  auto session = open_session(toolkit->root, o);
+  if (!session) return report_error(session.error(), o);
+  auto plan = plan_for(*archive, *toolkit);
+  if (!plan) return report_error(plan.error(), o);
+  print_plan(*plan, *archive, *toolkit, o);
+  if (!plan->changes_anything()) {
+    if (o.format == Format::Text) std::cout << "\ncuDNN " << plan->cudnn_version << " is already installed here: nothing to do.\n";
+    return 0;
+  }
+  if (auto ok = confirm(o); !ok) return report_error(ok.error(), o);
+  return apply(*archive, *toolkit, *plan, o);
 }
 
 }  // namespace cudnn_install::cli

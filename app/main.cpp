@@ -64,13 +64,11 @@ int main(int argc, char** argv) {
   o.verbosity = quiet ? Verbosity::Quiet : verbose ? Verbosity::Verbose : Verbosity::Normal;
   setup_logging(o);
   for (auto* sub : app.get_subcommands()) {
+    if (sub->get_name() == "status") return cmd_status(o);
     std::cerr << "cudnn-install: '" << sub->get_name() << "' is not available in this build yet\n";
     return 1;
   }
-  if (rollback) {
-    std::cerr << "cudnn-install: --rollback is not available in this build yet\n";
-    return 1;
-  }
+  if (rollback) return cmd_rollback(o);
   if (o.archive.empty()) {
     std::cerr << "cudnn-install: error: no archive given\n\n" << app.help();
     return 1;

@@ -5,9 +5,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=build/release/app/cudnn-install
-[ -x "$bin" ] || { cmake --preset release >/dev/null && cmake --build --preset release; }
+cmake --preset release >/dev/null && cmake --build --preset release >/dev/null
 sandbox=$(mktemp -d /tmp/cudnn-install-demo.XXXXXX)
-echo "sandbox: $sandbox"
+[ "${KEEP_SANDBOX:-0}" = 1 ] || trap 'rm -rf "$sandbox"' EXIT
+echo "sandbox: $sandbox (set KEEP_SANDBOX=1 to keep it)"
 
 if ! archive=$(scripts/make-test-archive.sh --small "$sandbox/downloads" | head -1); then
   echo "no real cuDNN on this machine: using the synthetic corpus archive instead"
@@ -24,4 +25,14 @@ echo "old cudnn 9.1" > "$root/lib/libcudnn.so.9.1.0"
 ln -s libcudnn.so.9.1.0 "$root/lib/libcudnn.so.9"
 
 run() { echo; echo "\$ cudnn-install $*"; "$bin" "$@"; }
+snapshot() { (cd "$root" && find . -path ./.cudnn-install -prune -o -print0 | sort -z | xargs -0 ls -ld --time-style=+ | sed 's/ [0-9]* root root//'; find . -path ./.cudnn-install -prune -o -type f -print0 | sort -z | xargs -0 sha256sum); }
+before=$(snapshot)
 run --dry-run --cuda-root "$root" "$archive"
+run --yes --cuda-root "$root" "$archive"
+run status --cuda-root "$root"
+run --rollback --cuda-root "$root"
+if [ "$before" = "$(snapshot)" ]; then
+  echo; echo "demo: after --rollback the sandbox tree is byte-for-byte what it was before the install."
+else
+  echo; echo "demo: ERROR: the tree differs after --rollback" >&2; exit 1
+fi

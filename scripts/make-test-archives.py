@@ -123,6 +123,11 @@ def good_archives():
     a = []
     t = "cudnn-linux-x86_64-9.19.0.56_cuda13-archive"
     a.append((t + ".tar.xz", linux_v9(t, "9.19.0"), "9.19.0"))
+    t = "cudnn-linux-sbsa-9.19.0.56_cuda13-archive"  # minimal: for tests that repeat an install thousands of times
+    a.append((t + ".tar.xz", Files().file(f"{t}/include/cudnn_version.h", version_header(9, 19, 0).encode())
+              .file(f"{t}/include/cudnn.h").file(f"{t}/include/cudnn_adv.h").file(f"{t}/lib/libcudnn.so.9.19.0")
+              .symlink(f"{t}/lib/libcudnn.so.9", "libcudnn.so.9.19.0").symlink(f"{t}/lib/libcudnn.so", "libcudnn.so.9")
+              .file(f"{t}/LICENSE"), "9.19.0"))
     t = "cudnn-windows-x86_64-9.19.0.56_cuda13-archive"
     a.append((t + ".zip", windows(t, "9.19.0", "bin/x64", "lib/x64"), "9.19.0"))
     t = "cudnn-windows-x86_64-9.10.2.21_cuda12-archive"

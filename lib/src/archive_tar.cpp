@@ -52,6 +52,7 @@ class TarReader final : public ArchiveReader {
       std::string content;
       uLong crc = crc32(0, nullptr, 0);
       auto read = read_data(a, entry, [&](std::span<const char> chunk) -> Result<void> {
+        if (chunk.empty()) return {};  // end of entry (and crc32(crc, NULL, 0) would reset crc)
         crc = crc32(crc, reinterpret_cast<const Bytef*>(chunk.data()), static_cast<uInt>(chunk.size()));
         if (keep) content.append(chunk.data(), chunk.size());
         return {};
@@ -129,7 +130,7 @@ class TarReader final : public ArchiveReader {
     }
     if (entry.type == EntryType::File && total != entry.size)
       return fail(ErrorCode::BadArchive, "entry '" + entry.name + "' is truncated", entry.name);
-    return {};
+    return sink(std::span<const char>());
   }
 
   std::filesystem::path path_;

@@ -150,7 +150,7 @@ class ZipReader final : public ArchiveReader {
     }
     if (total != entry.size)
       return fail(ErrorCode::BadArchive, "entry '" + entry.name + "' is truncated", entry.name);
-    return {};
+    return sink(std::span<const char>());
   }
 
   std::filesystem::path path_;

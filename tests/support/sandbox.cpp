@@ -1,5 +1,6 @@
 #include "support/sandbox.hpp"
 
+#include <spdlog/spdlog.h>
 #include <sys/wait.h>
 
 #include <cstdio>
@@ -62,3 +63,11 @@ int run_command(const std::string& command, std::string* output) {
 }
 
 }  // namespace cudnn_install::test
+
+namespace {
+// The library logs every file it writes (the install log); tests keep their output readable.
+const bool quiet_library_log = [] {
+  spdlog::set_level(spdlog::level::err);
+  return true;
+}();
+}  // namespace

@@ -39,6 +39,23 @@ Snapshot snapshot(const fs::path& root, const std::string& skip) {
   return snap;
 }
 
+void materialize(const Snapshot& snap, const fs::path& root) {
+  fs::create_directories(root);
+  for (const auto& [rel, node] : snap) {  // std::map order puts parents before children
+    fs::path path = root / rel;
+    if (node.type == 'd') {
+      fs::create_directory(path);
+    } else if (node.type == 'l') {
+      fs::create_symlink(node.link_target, path);
+    } else {
+      std::ofstream(path, std::ios::binary) << node.content;
+    }
+    if (node.type == 'f') fs::permissions(path, static_cast<fs::perms>(node.mode));
+  }
+  for (auto it = snap.rbegin(); it != snap.rend(); ++it)  // directories last, children first
+    if (it->second.type == 'd') fs::permissions(root / it->first, static_cast<fs::perms>(it->second.mode));
+}
+
 std::string diff(const Snapshot& expected, const Snapshot& actual) {
   std::string out;
   int shown = 0;

@@ -20,6 +20,8 @@ using Snapshot = std::map<std::string, Node>;
 
 // Everything under root except paths whose first component is in `skip` (e.g. ".cudnn-install").
 Snapshot snapshot(const std::filesystem::path& root, const std::string& skip = ".cudnn-install");
+// Recreates a snapshot under root (which must not exist yet).
+void materialize(const Snapshot& snap, const std::filesystem::path& root);
 // "" when equal, else the first few differences, for test messages.
 std::string diff(const Snapshot& expected, const Snapshot& actual);
 

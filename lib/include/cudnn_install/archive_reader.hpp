@@ -33,7 +33,8 @@ struct Listing {
 
 // Chooses the entries whose content list() should keep (small headers such as cudnn_version.h).
 using CapturePredicate = std::function<bool(const RawEntry&)>;
-// Receives one entry's bytes in order; an error stops the extraction.
+// Receives one entry's bytes in order, then one empty chunk that marks the end of the entry
+// (after the size and, for zip, the CRC have been checked). An error stops the extraction.
 using ChunkSink = std::function<Result<void>(std::span<const char>)>;
 // Called for every entry in archive order; return a sink to receive it, or nullopt to skip it.
 using ExtractVisitor = std::function<Result<std::optional<ChunkSink>>(const RawEntry&)>;

@@ -1,0 +1,29 @@
+// `cudnn-install --rollback`: undo the newest committed transaction, byte for byte.
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "cli.hpp"
+#include "cudnn_install/toolkit.hpp"
+#include "cudnn_install/txn.hpp"
+
+namespace cudnn_install::cli {
+
+int cmd_rollback(const Options& o) {
+  auto toolkit = choose_toolkit(system_toolkit_search(o.cuda_root), std::nullopt);
+  if (!toolkit) return report_error(toolkit.error(), o);
+  auto session = open_session(toolkit->root, o);
+  if (!session) return report_error(session.error(), o);
+  auto undone = rollback_last(*session->fs, toolkit->root);
+  if (!undone) return report_error(undone.error(), o);
+  if (o.format == Format::Json)
+    std::cout << nlohmann::json{{"schema", "cudnn-install/1"}, {"kind", "rollback"}, {"id", undone->id},
+                                {"archive", undone->archive}, {"cudnn_version", undone->cudnn_version}}
+                     .dump(2)
+              << "\n";
+  else if (o.verbosity != Verbosity::Quiet)
+    std::cout << "rolled back transaction " << undone->id << " (cuDNN " << undone->cudnn_version << " from "
+              << undone->archive << "): " << toolkit->root.string() << " is as it was before.\n";
+  return 0;
+}
+
+}  // namespace cudnn_install::cli

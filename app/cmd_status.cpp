@@ -1,0 +1,78 @@
+// `cudnn-install status`: toolkits, the cuDNN each holds, and this tool's transactions there.
+#include <fmt/format.h>
+
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "cli.hpp"
+#include "cudnn_install/archive.hpp"
+#include "cudnn_install/toolkit.hpp"
+#include "cudnn_install/txn.hpp"
+
+namespace cudnn_install::cli {
+namespace {
+
+std::string installed_cudnn(const Toolkit& tk) {
+  auto fs = make_real_filesystem();
+  for (const char* header : {"cudnn_version.h", "cudnn.h"}) {
+    auto text = fs->read_file(tk.root / tk.include_dir / header);
+    if (!text) continue;
+    if (auto v = parse_version_header(*text, header)) return v->to_string();
+  }
+  return {};
+}
+
+nlohmann::json toolkit_status(const Toolkit& tk, const Options& o) {
+  if (has_pending_journal(tk.root)) {
+    auto session = open_session(tk.root, o);  // recovers, and says so
+    if (!session) report_error(session.error(), o);
+  }
+  auto fs = make_real_filesystem();
+  nlohmann::json history = nlohmann::json::array();
+  if (auto items = read_history(*fs, tk.root))
+    for (const auto& h : *items)
+      history.push_back({{"id", h.id}, {"operation", h.operation}, {"archive", h.archive},
+                         {"cudnn_version", h.cudnn_version}, {"time", h.time}, {"files", h.files}});
+  std::string cudnn = installed_cudnn(tk);
+  return {{"root", tk.root.string()},      {"cuda_version", tk.version.to_string()},
+          {"found_by", tk.found_by},       {"cudnn_version", cudnn.empty() ? nlohmann::json() : nlohmann::json(cudnn)},
+          {"transactions", history},       {"pending_journal", has_pending_journal(tk.root)}};
+}
+
+void print_text(const nlohmann::json& tk) {
+  std::cout << fmt::format("toolkit  {}  (CUDA {}, found by {})\n", tk["root"].get<std::string>(),
+                           tk["cuda_version"].get<std::string>(), tk["found_by"].get<std::string>());
+  std::cout << "  cuDNN  " << (tk["cudnn_version"].is_null() ? "none" : tk["cudnn_version"].get<std::string>())
+            << (tk["transactions"].empty() ? "  (found in place; not installed by cudnn-install)" : "") << "\n";
+  for (const auto& h : tk["transactions"])
+    std::cout << fmt::format("  {}  {} {} from {} ({} files){}\n", h["time"].get<std::string>(),
+                             h["operation"].get<std::string>(), h["cudnn_version"].get<std::string>(),
+                             h["archive"].get<std::string>(), h["files"].get<size_t>(),
+                             &h == &tk["transactions"].back() ? "  <- --rollback undoes this" : "");
+  if (tk["pending_journal"].get<bool>()) std::cout << "  an interrupted transaction is pending: run any command to recover\n";
+}
+
+}  // namespace
+
+int cmd_status(const Options& o) {
+  auto search = system_toolkit_search(o.cuda_root);
+  std::vector<Toolkit> toolkits;
+  if (o.cuda_root) {
+    auto tk = probe_toolkit(*o.cuda_root, "--cuda-root", search);
+    if (!tk) return report_error(tk.error(), o);
+    toolkits.push_back(*tk);
+  } else {
+    toolkits = find_toolkits(search);
+  }
+  nlohmann::json all = nlohmann::json::array();
+  for (const auto& tk : toolkits) all.push_back(toolkit_status(tk, o));
+  if (o.format == Format::Json) {
+    std::cout << nlohmann::json{{"schema", "cudnn-install/1"}, {"kind", "status"}, {"toolkits", all}}.dump(2) << "\n";
+  } else {
+    if (all.empty()) std::cout << "no CUDA toolkit found (pass --cuda-root DIR)\n";
+    for (const auto& tk : all) print_text(tk);
+  }
+  return 0;
+}
+
+}  // namespace cudnn_install::cli

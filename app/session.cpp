@@ -1,0 +1,49 @@
+// What every command that may write does first: take the lock, log into the state directory,
+// and finish whatever an interrupted earlier run left behind.
+#include <spdlog/sinks/basic_file_sink.h>
+#include <spdlog/spdlog.h>
+
+#include <iostream>
+
+#include "cli.hpp"
+#include "cudnn_install/txn.hpp"
+
+namespace cudnn_install::cli {
+namespace {
+
+void log_into_state_dir(const std::filesystem::path& root) {
+  try {
+    auto sink = std::make_shared<spdlog::sinks::basic_file_sink_mt>((state_dir(root) / "cudnn-install.log").string());
+    sink->set_level(spdlog::level::info);
+    spdlog::default_logger()->sinks().push_back(sink);
+  } catch (const spdlog::spdlog_ex& e) {
+    spdlog::warn("no log in the state directory: {}", e.what());
+  }
+}
+
+void say_recovered(const Recovery& r, const Options& o) {
+  if (r.what == Recovery::What::Nothing || o.verbosity == Verbosity::Quiet) return;
+  const char* what = r.what == Recovery::What::RolledBack     ? "rolled back the interrupted transaction"
+                     : r.what == Recovery::What::Completed    ? "completed the committed transaction"
+                                                              : "finished the interrupted rollback of";
+  std::cerr << "cudnn-install: recovery: " << what << " " << r.id << "\n";
+  spdlog::info("recovery: {} {}", what, r.id);
+}
+
+}  // namespace
+
+Result<Session> open_session(const std::filesystem::path& root, const Options& o) {
+  auto lock = acquire_state_lock(root);
+  if (!lock) return std::unexpected(lock.error());
+  log_into_state_dir(root);
+  spdlog::info("cudnn-install {} on {}", CUDNN_INSTALL_VERSION, root.string());
+  if (auto stale = (*lock)->stale_holder())
+    spdlog::warn("took over the lock left by PID {}, which is no longer running", *stale);
+  Session session{std::move(*lock), make_real_filesystem()};
+  auto recovered = recover(*session.fs, root);
+  if (!recovered) return std::unexpected(recovered.error());
+  say_recovered(*recovered, o);
+  return session;
+}
+
+}  // namespace cudnn_install::cli

@@ -1,0 +1,47 @@
+// The write-ahead journal: one record per line, each "<crc32 hex> <json>\n" and fsynced.
+// A record whose CRC does not match, or that has no newline, is torn: it and everything
+// after it are ignored, exactly as if the crash had come just before it was written.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cudnn_install {
+
+struct JournalStep {
+  enum class Kind { Place, Remove };
+  Kind kind = Kind::Place;
+  std::string target;      // root-relative path being replaced, created or removed
+  std::string temp;        // Place: root-relative temporary file beside the target
+  std::string backup;      // root-relative backup of the old file; empty when there was none
+  bool had_old() const { return !backup.empty(); }
+};
+
+struct BeginRecord {
+  std::string id;            // also the name of backup/<id>/ and history/<id>.jsonl
+  std::string operation;     // "install" or "uninstall"
+  std::string archive;       // file name
+  std::string sha256;        // of the archive, when computed
+  std::string cudnn_version;
+  std::string time;          // UTC, ISO 8601
+  std::vector<std::string> dirs_created;  // root-relative, parents first
+  std::vector<JournalStep> steps;
+};
+
+struct JournalState {
+  std::optional<BeginRecord> begin;
+  bool staged = false;                 // every temporary file is complete and durable
+  bool committed = false;              // the transaction is complete
+  std::optional<std::string> undo_of;  // --rollback of committed transaction <id> in progress
+  bool undo_committed = false;
+  std::size_t valid_bytes = 0;         // length of the prefix of whole, intact records
+};
+
+std::string begin_record(const BeginRecord& begin);
+std::string marker_record(std::string_view type);  // "staged", "commit", "undo-commit"
+std::string undo_begin_record(const std::string& id);
+JournalState parse_journal(std::string_view text);
+
+}  // namespace cudnn_install

@@ -1,0 +1,75 @@
+// Stage 5: the transaction. A plan is applied so that a crash at any point leaves the toolkit
+// as it was before or as it is after, never a mix (see "Transaction" in ARCHITECTURE.md).
+//
+//   <root>/.cudnn-install/lock            one run at a time (state_lock.hpp)
+//   <root>/.cudnn-install/journal.jsonl   the transaction in progress (journal.hpp)
+//   <root>/.cudnn-install/backup/<id>/    old files, moved there by rename
+//   <root>/.cudnn-install/history/<id>.jsonl  committed transactions, newest last
+#pragma once
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "cudnn_install/archive.hpp"
+#include "cudnn_install/filesystem.hpp"
+#include "cudnn_install/journal.hpp"
+#include "cudnn_install/plan.hpp"
+
+namespace cudnn_install {
+
+inline constexpr const char* kStateDirName = ".cudnn-install";
+// Committed transactions whose backups are kept, so that --rollback can undo them (newest first).
+inline constexpr std::size_t kKeptTransactions = 3;
+
+struct Progress {
+  std::uint64_t bytes_done = 0, bytes_total = 0;
+  std::size_t files_done = 0, files_total = 0;
+  std::string current;  // root-relative target being written
+};
+using ProgressFn = std::function<void(const Progress&)>;
+
+struct ApplyOptions {
+  std::string sha256;   // of the archive, recorded in the journal
+  ProgressFn progress;  // may be empty
+};
+
+struct TxnOutcome {
+  std::string id;
+  std::size_t files_written = 0, files_removed = 0, files_unchanged = 0;
+  std::uint64_t bytes_written = 0;
+};
+
+// Applies the plan as one transaction. On failure the tree is restored before returning; the
+// error says which file and why (ErrorCode::Io), or that restoring failed too.
+Result<TxnOutcome> apply_plan(FileSystem& fs, const std::filesystem::path& root, const ArchiveInfo& archive,
+                              const Plan& plan, const ApplyOptions& options);
+
+struct Recovery {
+  enum class What { Nothing, RolledBack, Completed, UndoFinished };
+  What what = What::Nothing;
+  std::string id;
+};
+// Finishes whatever a crashed run left: an uncommitted install is rolled back, a committed one
+// is filed in history, an interrupted --rollback is completed. Every command runs this first.
+Result<Recovery> recover(FileSystem& fs, const std::filesystem::path& root);
+
+struct HistoryItem {
+  std::string id, operation, archive, cudnn_version, time;
+  std::size_t files = 0;
+};
+// Committed transactions, oldest first.
+Result<std::vector<HistoryItem>> read_history(FileSystem& fs, const std::filesystem::path& root);
+
+// Undoes the newest committed transaction byte for byte (ErrorCode::NothingToUndo when none).
+Result<HistoryItem> rollback_last(FileSystem& fs, const std::filesystem::path& root);
+
+// Undoes the steps of one transaction, newest first. Idempotent: it looks at what is on disk,
+// so running it again after a crash half-way through finishes the job.
+Result<void> undo_steps(FileSystem& fs, const std::filesystem::path& root, const BeginRecord& begin);
+
+std::filesystem::path state_dir(const std::filesystem::path& root);
+bool has_pending_journal(const std::filesystem::path& root);
+
+}  // namespace cudnn_install

@@ -1,0 +1,146 @@
+// POSIX FileSystem: O_EXCL creation, fsync of files and directories, rename(2) for atomic replace.
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "cudnn_install/filesystem.hpp"
+#include "util.hpp"
+
+namespace fs = std::filesystem;
+
+namespace cudnn_install {
+namespace {
+
+std::unexpected<Error> os_error(const std::string& what, const fs::path& path, int err = errno) {
+  std::string hint;
+  if (err == ENOSPC) hint = " (the disk is full)";
+  else if (err == EACCES || err == EPERM) hint = " (permission denied: run with the rights to change the toolkit)";
+  else if (err == EXDEV) hint = " (the state directory is on another filesystem)";
+  return fail(ErrorCode::Io, what + " '" + path.string() + "': " + std::strerror(err) + hint, path.string());
+}
+
+class PosixOutputFile final : public OutputFile {
+ public:
+  PosixOutputFile(int fd, fs::path path) : fd_(fd), path_(std::move(path)) {}
+  ~PosixOutputFile() override {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  Result<void> write(std::span<const char> bytes) override {
+    while (!bytes.empty()) {
+      ssize_t n = ::write(fd_, bytes.data(), bytes.size());
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) return os_error("cannot write", path_);
+      bytes = bytes.subspan(static_cast<size_t>(n));
+    }
+    return {};
+  }
+  Result<void> sync_and_close() override {
+    if (::fsync(fd_) != 0) return os_error("cannot flush", path_);
+    int fd = fd_;
+    fd_ = -1;
+    if (::close(fd) != 0) return os_error("cannot close", path_);
+    return {};
+  }
+
+ private:
+  int fd_;
+  fs::path path_;
+};
+
+class PosixFileSystem final : public FileSystem {
+ public:
+  Result<std::unique_ptr<OutputFile>> create_new(const fs::path& path, std::uint32_t mode) override {
+    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0) return os_error("cannot create", path);
+    if (::fchmod(fd, static_cast<mode_t>(mode)) != 0) {
+      int err = errno;
+      ::close(fd);
+      ::unlink(path.c_str());
+      return os_error("cannot set the mode of", path, err);
+    }
+    return std::make_unique<PosixOutputFile>(fd, path);
+  }
+  Result<void> make_symlink(const std::string& target, const fs::path& link) override {
+    if (::symlink(target.c_str(), link.c_str()) != 0) return os_error("cannot create symlink", link);
+    return {};
+  }
+  Result<void> rename(const fs::path& from, const fs::path& to) override {
+    if (::rename(from.c_str(), to.c_str()) != 0) return os_error("cannot move '" + from.string() + "' to", to);
+    return {};
+  }
+  Result<void> remove(const fs::path& path) override {
+    struct stat st;
+    if (::lstat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+      if (::rmdir(path.c_str()) != 0) return os_error("cannot remove directory", path);
+    } else if (::unlink(path.c_str()) != 0) {
+      return os_error("cannot remove", path);
+    }
+    return {};
+  }
+  Result<void> make_dir(const fs::path& path) override {
+    if (::mkdir(path.c_str(), 0755) != 0) return os_error("cannot create directory", path);
+    return {};
+  }
+  Result<void> sync_dir(const fs::path& path) override {
+    int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return os_error("cannot open directory", path);
+    int rc = ::fsync(fd);
+    int err = errno;
+    ::close(fd);
+    if (rc != 0) return os_error("cannot flush directory", path, err);
+    return {};
+  }
+  Result<void> append_durable(const fs::path& path, std::string_view bytes) override {
+    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd < 0) return os_error("cannot open", path);
+    PosixOutputFile file(fd, path);
+    if (auto r = file.write(bytes); !r) return r;
+    return file.sync_and_close();
+  }
+  Result<std::optional<FileStat>> stat(const fs::path& path) override {
+    struct stat st;
+    if (::lstat(path.c_str(), &st) != 0) {
+      if (errno == ENOENT || errno == ENOTDIR) return std::optional<FileStat>();
+      return os_error("cannot inspect", path);
+    }
+    FileStat out;
+    out.mode = st.st_mode & 07777;
+    out.size = static_cast<std::uint64_t>(st.st_size);
+    if (S_ISLNK(st.st_mode)) {
+      out.type = EntryType::Symlink;
+      std::error_code ec;
+      out.link_target = fs::read_symlink(path, ec).string();
+    } else if (S_ISDIR(st.st_mode)) {
+      out.type = EntryType::Directory;
+    } else if (!S_ISREG(st.st_mode)) {
+      out.type = EntryType::Other;
+    }
+    return std::optional(out);
+  }
+  Result<std::string> read_file(const fs::path& path) override {
+    auto text = util::read_text_file(path);
+    if (!text) return os_error("cannot read", path);
+    return *text;
+  }
+  Result<std::vector<std::string>> list_dir(const fs::path& path) override {
+    DIR* dir = ::opendir(path.c_str());
+    if (!dir) return os_error("cannot list", path);
+    std::vector<std::string> names;
+    while (dirent* e = ::readdir(dir)) {
+      std::string name = e->d_name;
+      if (name != "." && name != "..") names.push_back(name);
+    }
+    ::closedir(dir);
+    return names;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<FileSystem> make_real_filesystem() { return std::make_unique<PosixFileSystem>(); }
+
+}  // namespace cudnn_install

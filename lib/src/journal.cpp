@@ -1,0 +1,108 @@
+#include "cudnn_install/journal.hpp"
+
+#include <zlib.h>
+
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+namespace cudnn_install {
+namespace {
+
+using nlohmann::json;
+
+std::string framed(const json& body) {
+  std::string text = body.dump();
+  auto crc = crc32(0, reinterpret_cast<const Bytef*>(text.data()), static_cast<uInt>(text.size()));
+  char prefix[10];
+  std::snprintf(prefix, sizeof prefix, "%08lx ", static_cast<unsigned long>(crc));
+  return prefix + text + "\n";
+}
+
+// The JSON body of one line, or nullopt when the line is torn or corrupt.
+std::optional<json> unframe(std::string_view line) {
+  if (line.size() < 10 || line[8] != ' ') return std::nullopt;
+  std::string_view text = line.substr(9);
+  auto crc = crc32(0, reinterpret_cast<const Bytef*>(text.data()), static_cast<uInt>(text.size()));
+  char expected[9];
+  std::snprintf(expected, sizeof expected, "%08lx", static_cast<unsigned long>(crc));
+  if (line.substr(0, 8) != expected) return std::nullopt;
+  auto body = json::parse(text, nullptr, false);
+  if (body.is_discarded() || !body.is_object() || !body.contains("type")) return std::nullopt;
+  return body;
+}
+
+JournalStep step_from(const json& j) {
+  JournalStep s;
+  s.kind = j.value("kind", "place") == "remove" ? JournalStep::Kind::Remove : JournalStep::Kind::Place;
+  s.target = j.value("target", "");
+  s.temp = j.value("temp", "");
+  s.backup = j.value("backup", "");
+  return s;
+}
+
+std::optional<BeginRecord> begin_from(const json& j) {
+  try {
+    BeginRecord b;
+    b.id = j.at("id").get<std::string>();
+    b.operation = j.value("operation", "install");
+    b.archive = j.value("archive", "");
+    b.sha256 = j.value("sha256", "");
+    b.cudnn_version = j.value("cudnn_version", "");
+    b.time = j.value("time", "");
+    b.dirs_created = j.value("dirs_created", std::vector<std::string>{});
+    for (const auto& s : j.at("steps")) b.steps.push_back(step_from(s));
+    return b;
+  } catch (const json::exception&) {
+    return std::nullopt;
+  }
+}
+
+}  // namespace
+
+std::string begin_record(const BeginRecord& b) {
+  json steps = json::array();
+  for (const auto& s : b.steps) {
+    json j{{"kind", s.kind == JournalStep::Kind::Remove ? "remove" : "place"}, {"target", s.target}};
+    if (!s.temp.empty()) j["temp"] = s.temp;
+    if (!s.backup.empty()) j["backup"] = s.backup;
+    steps.push_back(std::move(j));
+  }
+  return framed({{"type", "begin"}, {"id", b.id}, {"operation", b.operation}, {"archive", b.archive},
+                 {"sha256", b.sha256}, {"cudnn_version", b.cudnn_version}, {"time", b.time},
+                 {"dirs_created", b.dirs_created}, {"steps", steps}});
+}
+
+std::string marker_record(std::string_view type) { return framed({{"type", type}}); }
+
+std::string undo_begin_record(const std::string& id) { return framed({{"type", "undo-begin"}, {"id", id}}); }
+
+JournalState parse_journal(std::string_view text) {
+  JournalState state;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    std::size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) break;  // no newline: torn
+    auto body = unframe(text.substr(pos, end - pos));
+    if (!body) break;
+    std::string type = (*body)["type"].is_string() ? (*body)["type"].get<std::string>() : "";
+    if (type == "begin" && !state.begin && !state.undo_of) {
+      state.begin = begin_from(*body);
+      if (!state.begin) break;
+    } else if (type == "staged" && state.begin) {
+      state.staged = true;
+    } else if (type == "commit" && state.begin) {
+      state.committed = true;
+    } else if (type == "undo-begin" && !state.begin && (*body).contains("id") && (*body)["id"].is_string()) {
+      state.undo_of = (*body)["id"].get<std::string>();
+    } else if (type == "undo-commit" && state.undo_of) {
+      state.undo_committed = true;
+    } else {
+      break;  // a record out of order is as good as torn
+    }
+    pos = end + 1;
+    state.valid_bytes = pos;
+  }
+  return state;
+}
+
+}  // namespace cudnn_install

@@ -1,0 +1,66 @@
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <string>
+
+#include "cudnn_install/state_lock.hpp"
+#include "cudnn_install/txn.hpp"
+
+namespace fs = std::filesystem;
+
+namespace cudnn_install {
+namespace {
+
+std::optional<long> read_pid(int fd) {
+  char buf[32] = {};
+  ssize_t n = ::pread(fd, buf, sizeof buf - 1, 0);
+  if (n <= 0) return std::nullopt;
+  char* end = nullptr;
+  long pid = std::strtol(buf, &end, 10);
+  return pid > 0 ? std::optional(pid) : std::nullopt;
+}
+
+class PosixStateLock final : public StateLock {
+ public:
+  PosixStateLock(int fd, std::optional<long> stale) : fd_(fd), stale_(stale) {}
+  ~PosixStateLock() override {
+    if (::ftruncate(fd_, 0) != 0) { /* nothing to do: the lock is released by close anyway */ }
+    ::close(fd_);  // releases the flock
+  }
+  std::optional<long> stale_holder() const override { return stale_; }
+
+ private:
+  int fd_;
+  std::optional<long> stale_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<StateLock>> acquire_state_lock(const fs::path& root) {
+  std::error_code ec;
+  fs::create_directories(state_dir(root), ec);
+  if (ec)
+    return fail(ErrorCode::Io, "cannot create '" + state_dir(root).string() + "': " + ec.message() +
+                                   " (run with the rights to change the toolkit)",
+                state_dir(root).string());
+  fs::path path = state_dir(root) / "lock";
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) return fail(ErrorCode::Io, "cannot open '" + path.string() + "': " + std::strerror(errno), path.string());
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    auto holder = read_pid(fd);
+    ::close(fd);
+    return fail(ErrorCode::Conflict,
+                "another cudnn-install" + (holder ? " (PID " + std::to_string(*holder) + ")" : std::string()) +
+                    " is working on " + root.string() + "; wait for it to finish and try again",
+                path.string());
+  }
+  auto stale = read_pid(fd);
+  std::string pid = std::to_string(::getpid()) + "\n";
+  if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, pid.data(), pid.size(), 0) < 0) { /* the PID is only a hint */ }
+  return std::make_unique<PosixStateLock>(fd, stale);
+}
+
+}  // namespace cudnn_install

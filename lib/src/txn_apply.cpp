@@ -1,0 +1,236 @@
+// Applying a plan: journal "begin" -> directories -> stage every new file beside its target ->
+// "staged" -> swap (old file to backup/, new file into place, by rename) -> "commit" -> history.
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <chrono>
+#include <map>
+#include <set>
+
+#include "cudnn_install/txn.hpp"
+#include "txn_paths.hpp"
+#include "util.hpp"
+
+namespace fs = std::filesystem;
+
+namespace cudnn_install {
+namespace {
+
+// One journal step plus what the plan knows about it.
+struct Work {
+  JournalStep step;
+  const Step* planned = nullptr;
+};
+
+std::string new_txn_id() {
+  auto now = std::chrono::system_clock::now();
+  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count();
+  std::time_t secs = static_cast<std::time_t>(ms / 1000);
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%04d%02d%02dT%02d%02d%02d.%03dZ-%ld", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+                tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(ms % 1000), static_cast<long>(::getpid()));
+  return buf;
+}
+
+std::vector<Work> plan_work(const Plan& plan, const std::string& id) {
+  std::vector<Work> work;
+  for (const auto& s : plan.steps) {
+    if (s.action != Action::Create && s.action != Action::Overwrite && s.action != Action::Remove) continue;
+    std::size_t n = work.size();
+    Work w;
+    w.planned = &s;
+    w.step.target = s.target;
+    w.step.kind = s.action == Action::Remove ? JournalStep::Kind::Remove : JournalStep::Kind::Place;
+    if (w.step.kind == JournalStep::Kind::Place) w.step.temp = txn_paths::temp_for(s.target, id, n);
+    if (s.action != Action::Create) w.step.backup = txn_paths::backup_for(id, n);
+    work.push_back(std::move(w));
+  }
+  return work;
+}
+
+BeginRecord make_begin(const Plan& plan, const std::vector<Work>& work, const std::string& id,
+                       const ApplyOptions& options) {
+  BeginRecord b;
+  b.id = id;
+  b.operation = "install";
+  b.archive = plan.archive_name;
+  b.sha256 = options.sha256;
+  b.cudnn_version = plan.cudnn_version;
+  b.time = txn_paths::utc_now();
+  b.dirs_created = plan.dirs_to_create;
+  for (const auto& w : work) b.steps.push_back(w.step);
+  return b;
+}
+
+std::set<fs::path> parent_dirs(const fs::path& root, const std::vector<Work>& work) {
+  std::set<fs::path> dirs;
+  for (const auto& w : work) dirs.insert((root / w.step.target).parent_path());
+  return dirs;
+}
+
+Result<void> sync_all(FileSystem& fs, const std::set<fs::path>& dirs) {
+  for (const auto& d : dirs)
+    if (auto r = fs.sync_dir(d); !r) return r;
+  return {};
+}
+
+class Stager {
+ public:
+  Stager(FileSystem& fs, const fs::path& root, std::vector<Work>& work, const ApplyOptions& options)
+      : fs_(fs), root_(root), options_(options) {
+    for (auto& w : work)
+      if (w.step.kind == JournalStep::Kind::Place) {
+        by_entry_[w.planned->entry] = &w;
+        progress_.files_total++;
+        progress_.bytes_total += w.planned->size;
+      }
+  }
+
+  Result<void> run(ArchiveReader& reader) {
+    auto r = reader.extract([&](const RawEntry& e) { return visit(e); });
+    if (!r) return r;
+    if (staged_ != by_entry_.size())
+      return fail(ErrorCode::BadArchive, "the archive changed while it was being installed; run again");
+    return {};
+  }
+
+ private:
+  Result<std::optional<ChunkSink>> visit(const RawEntry& e) {
+    auto it = by_entry_.find(e.name);
+    if (it == by_entry_.end()) return std::optional<ChunkSink>();
+    const Work& w = *it->second;
+    progress_.current = w.step.target;
+    if (e.type == EntryType::Symlink) {
+      if (auto r = fs_.make_symlink(e.link_target, root_ / w.step.temp); !r) return std::unexpected(r.error());
+      finished_one(0);
+      return std::optional<ChunkSink>();
+    }
+    std::uint32_t mode = e.mode ? e.mode : 0644;
+    auto file = fs_.create_new(root_ / w.step.temp, mode);
+    if (!file) return std::unexpected(file.error());
+    out_ = std::move(*file);
+    crc_ = crc32(0, nullptr, 0);
+    return std::optional<ChunkSink>([this, &w, expected = e.crc32](std::span<const char> chunk) -> Result<void> {
+      if (!chunk.empty()) {
+        crc_ = crc32(crc_, reinterpret_cast<const Bytef*>(chunk.data()), static_cast<uInt>(chunk.size()));
+        report(chunk.size());
+        return out_->write(chunk);
+      }
+      if (expected && *expected != static_cast<std::uint32_t>(crc_))
+        return fail(ErrorCode::BadArchive, "entry '" + w.planned->entry + "' changed since it was checked", w.step.target);
+      auto closed = out_->sync_and_close();
+      out_.reset();
+      if (closed) finished_one(0);
+      return closed;
+    });
+  }
+
+  void report(std::uint64_t bytes) {
+    progress_.bytes_done += bytes;
+    if (options_.progress) options_.progress(progress_);
+  }
+  void finished_one(std::uint64_t bytes) {
+    ++staged_;
+    ++progress_.files_done;
+    report(bytes);
+  }
+
+  FileSystem& fs_;
+  const fs::path& root_;
+  const ApplyOptions& options_;
+  std::map<std::string, Work*> by_entry_;
+  std::unique_ptr<OutputFile> out_;
+  uLong crc_ = 0;
+  std::size_t staged_ = 0;
+  Progress progress_;
+};
+
+Result<void> make_dirs(FileSystem& fs, const fs::path& root, const std::vector<std::string>& dirs) {
+  for (const auto& d : dirs) {
+    if (auto r = fs.make_dir(root / d); !r) return r;
+    if (auto r = fs.sync_dir((root / d).parent_path()); !r) return r;
+  }
+  return {};
+}
+
+Result<void> swap_into_place(FileSystem& fs, const fs::path& root, const std::vector<Work>& work) {
+  for (const auto& w : work) {
+    if (w.step.had_old())
+      if (auto r = fs.rename(root / w.step.target, root / w.step.backup); !r) return r;
+    if (w.step.kind == JournalStep::Kind::Place)
+      if (auto r = fs.rename(root / w.step.temp, root / w.step.target); !r) return r;
+    spdlog::info("{} {}", w.step.kind == JournalStep::Kind::Place ? (w.step.had_old() ? "replaced" : "created") : "removed",
+                 w.step.target);
+  }
+  return {};
+}
+
+// Everything between the durable "begin" record and the durable "commit" record.
+Result<void> run_phases(FileSystem& fs, const fs::path& root, const ArchiveInfo& archive, std::vector<Work>& work,
+                        const BeginRecord& begin, const ApplyOptions& options) {
+  fs::path backups = root / txn_paths::backup_dir(begin.id);
+  if (auto r = fs.make_dir(backups); !r) return r;
+  if (auto r = make_dirs(fs, root, begin.dirs_created); !r) return r;
+  auto reader = open_archive(archive.path, archive.container);
+  if (!reader) return std::unexpected(reader.error());
+  if (auto r = Stager(fs, root, work, options).run(**reader); !r) return r;
+  auto dirs = parent_dirs(root, work);
+  if (auto r = sync_all(fs, dirs); !r) return r;
+  if (auto r = fs.append_durable(txn_paths::journal(root), marker_record("staged")); !r) return r;
+  if (auto r = swap_into_place(fs, root, work); !r) return r;
+  dirs.insert(backups);
+  if (auto r = sync_all(fs, dirs); !r) return r;
+  return fs.append_durable(txn_paths::journal(root), marker_record("commit"));
+}
+
+Result<void> write_begin(FileSystem& fs, const fs::path& root, const BeginRecord& begin) {
+  for (fs::path dir : {state_dir(root), state_dir(root) / "backup", state_dir(root) / "history"})
+    if (auto st = fs.stat(dir); st && !*st)
+      if (auto r = fs.make_dir(dir); !r) return r;
+  if (auto r = fs.append_durable(txn_paths::journal(root), begin_record(begin)); !r) return r;
+  return fs.sync_dir(state_dir(root));
+}
+
+std::unexpected<Error> restored_after(const Error& cause, Result<void> restored) {
+  if (restored)
+    return fail(ErrorCode::Io, cause.message + "\nThe install was rolled back: the toolkit is exactly as it was before.",
+                cause.subject);
+  return fail(ErrorCode::Io,
+              cause.message + "\nRestoring the toolkit failed too (" + restored.error().message +
+                  "). Fix that, then run `cudnn-install --rollback` to finish restoring it.",
+              cause.subject);
+}
+
+}  // namespace
+
+Result<TxnOutcome> apply_plan(FileSystem& fs, const fs::path& root, const ArchiveInfo& archive, const Plan& plan,
+                              const ApplyOptions& options) {
+  TxnOutcome outcome;
+  outcome.id = new_txn_id();
+  auto work = plan_work(plan, outcome.id);
+  BeginRecord begin = make_begin(plan, work, outcome.id, options);
+  if (auto r = write_begin(fs, root, begin); !r) {
+    (void)fs.remove(txn_paths::journal(root));
+    return fail(ErrorCode::Io, r.error().message + "\nThe install did not start: nothing was changed.", r.error().subject);
+  }
+  if (auto r = run_phases(fs, root, archive, work, begin, options); !r) {
+    auto restored = finish_undo(fs, root, begin);
+    if (restored) restored = fs.remove(txn_paths::journal(root));
+    return restored_after(r.error(), restored);
+  }
+  // Committed: the install stands. Filing it in history can be finished by the next run.
+  if (auto r = file_committed(fs, root, begin.id); !r)
+    spdlog::warn("installed, but filing the transaction failed ({}); the next run of cudnn-install finishes it",
+                 r.error().message);
+  for (const auto& w : work) {
+    if (w.step.kind == JournalStep::Kind::Remove) ++outcome.files_removed;
+    else ++outcome.files_written, outcome.bytes_written += w.planned->size;
+  }
+  outcome.files_unchanged = plan.count(Action::SkipIdentical);
+  return outcome;
+}
+
+}  // namespace cudnn_install

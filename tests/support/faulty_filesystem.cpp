@@ -1,0 +1,77 @@
+#include "support/faulty_filesystem.hpp"
+
+namespace fs = std::filesystem;
+
+namespace cudnn_install::test {
+namespace {
+
+class FaultyOutputFile final : public OutputFile {
+ public:
+  FaultyOutputFile(std::unique_ptr<OutputFile> real, FaultyFileSystem& owner, fs::path path)
+      : real_(std::move(real)), owner_(owner), path_(std::move(path)) {}
+  Result<void> write(std::span<const char> bytes) override {
+    if (auto r = owner_.tick("write", path_); !r) return r;
+    return real_->write(bytes);
+  }
+  Result<void> sync_and_close() override {
+    if (auto r = owner_.tick("sync_and_close", path_); !r) return r;
+    return real_->sync_and_close();
+  }
+
+ private:
+  std::unique_ptr<OutputFile> real_;
+  FaultyFileSystem& owner_;
+  fs::path path_;
+};
+
+}  // namespace
+
+Result<void> FaultyFileSystem::tick(const char* op, const fs::path& path) {
+  ++ops_;
+  if (before_op) before_op(op, path);
+  bool must_fail = fail_at_ > 0 && (mode_ == Mode::Crash ? ops_ >= fail_at_ : ops_ == fail_at_);
+  if (!must_fail) return {};
+  fired_ = true;
+  return fail(ErrorCode::Io, std::string("injected fault in ") + op + " '" + path.string() + "' (operation " +
+                                 std::to_string(ops_) + ")",
+              path.string());
+}
+
+Result<std::unique_ptr<OutputFile>> FaultyFileSystem::create_new(const fs::path& path, std::uint32_t mode) {
+  if (auto r = tick("create_new", path); !r) return std::unexpected(r.error());
+  auto file = real_.create_new(path, mode);
+  if (!file) return file;
+  return std::unique_ptr<OutputFile>(std::make_unique<FaultyOutputFile>(std::move(*file), *this, path));
+}
+
+Result<void> FaultyFileSystem::make_symlink(const std::string& target, const fs::path& link) {
+  if (auto r = tick("make_symlink", link); !r) return r;
+  return real_.make_symlink(target, link);
+}
+
+Result<void> FaultyFileSystem::rename(const fs::path& from, const fs::path& to) {
+  if (auto r = tick("rename", from); !r) return r;
+  return real_.rename(from, to);
+}
+
+Result<void> FaultyFileSystem::remove(const fs::path& path) {
+  if (auto r = tick("remove", path); !r) return r;
+  return real_.remove(path);
+}
+
+Result<void> FaultyFileSystem::make_dir(const fs::path& path) {
+  if (auto r = tick("make_dir", path); !r) return r;
+  return real_.make_dir(path);
+}
+
+Result<void> FaultyFileSystem::sync_dir(const fs::path& path) {
+  if (auto r = tick("sync_dir", path); !r) return r;
+  return real_.sync_dir(path);
+}
+
+Result<void> FaultyFileSystem::append_durable(const fs::path& path, std::string_view bytes) {
+  if (auto r = tick("append_durable", path); !r) return r;
+  return real_.append_durable(path, bytes);
+}
+
+}  // namespace cudnn_install::test

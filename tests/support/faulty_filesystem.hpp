@@ -1,0 +1,44 @@
+// A FileSystem that passes through to a real one and fails the Nth mutating operation, as a
+// disk-full error would (FailOnce) or as a crash would (Crash: that one and every later one fail,
+// so nothing after the Nth happens, not even the automatic rollback).
+#pragma once
+#include <functional>
+
+#include "cudnn_install/filesystem.hpp"
+
+namespace cudnn_install::test {
+
+class FaultyFileSystem final : public FileSystem {
+ public:
+  enum class Mode { FailOnce, Crash };
+  // fail_at = 0: never fail (count only).
+  FaultyFileSystem(FileSystem& real, int fail_at, Mode mode) : real_(real), fail_at_(fail_at), mode_(mode) {}
+
+  int operations() const { return ops_; }
+  bool fired() const { return fired_; }
+  // Called before every mutating operation with its name and path (recording tests).
+  std::function<void(const char* op, const std::filesystem::path&)> before_op;
+
+  Result<std::unique_ptr<OutputFile>> create_new(const std::filesystem::path& path, std::uint32_t mode) override;
+  Result<void> make_symlink(const std::string& target, const std::filesystem::path& link) override;
+  Result<void> rename(const std::filesystem::path& from, const std::filesystem::path& to) override;
+  Result<void> remove(const std::filesystem::path& path) override;
+  Result<void> make_dir(const std::filesystem::path& path) override;
+  Result<void> sync_dir(const std::filesystem::path& path) override;
+  Result<void> append_durable(const std::filesystem::path& path, std::string_view bytes) override;
+  Result<std::optional<FileStat>> stat(const std::filesystem::path& path) override { return real_.stat(path); }
+  Result<std::string> read_file(const std::filesystem::path& path) override { return real_.read_file(path); }
+  Result<std::vector<std::string>> list_dir(const std::filesystem::path& path) override { return real_.list_dir(path); }
+
+  // Counts one operation; an error when this one must fail. Public for the file wrapper.
+  Result<void> tick(const char* op, const std::filesystem::path& path);
+
+ private:
+  FileSystem& real_;
+  int fail_at_;
+  Mode mode_;
+  int ops_ = 0;
+  bool fired_ = false;
+};
+
+}  // namespace cudnn_install::test

@@ -1,0 +1,50 @@
+#include "support/txn_scenario.hpp"
+
+#include <stdexcept>
+
+#include "support/sandbox.hpp"
+
+namespace fs = std::filesystem;
+
+namespace cudnn_install::test {
+
+fs::path corpus_archive(const std::string& file_name) { return fs::path(CORPUS_DIR) / "good" / file_name; }
+
+void make_tree_with_old_cudnn(const fs::path& root) {
+  make_linux_toolkit(root, 13000);
+  write_file(root / "include/cudnn_version.h", "#define CUDNN_MAJOR 9\n#define CUDNN_MINOR 1\n#define CUDNN_PATCHLEVEL 0\n");
+  write_file(root / "include/cudnn.h", "old cudnn.h\n");
+  // Identical to the archive's copy: must be skipped, not rewritten.
+  std::string same;
+  for (int i = 0; i < 3; ++i) same += "fake content of cudnn-linux-x86_64-9.19.0.56_cuda13-archive/include/cudnn_adv.h\n";
+  write_file(root / "include/cudnn_adv.h", same);
+  write_file(root / "lib/libcudnn.so.9.1.0", "old libcudnn 9.1\n");
+  fs::permissions(root / "lib/libcudnn.so.9.1.0", fs::perms(0755));
+  fs::create_symlink("libcudnn.so.9.1.0", root / "lib/libcudnn.so.9");
+  fs::create_symlink("libcudnn.so.9", root / "lib/libcudnn.so");
+  write_file(root / "lib/libcudnn_ops.so.9.1.0", "stale ops 9.1\n");
+  write_file(root / "lib/libcudnn_ops_infer.so.8", "cudnn 8 kept\n");
+  write_file(root / "lib/libcublas.so.13", "not ours\n");
+}
+
+Prepared prepare(const fs::path& root, const fs::path& archive_path) {
+  auto archive = inspect_archive(archive_path, NameCheck::Enforce);
+  if (!archive) throw std::runtime_error(archive.error().message);
+  ToolkitSearch search;
+  auto toolkit = probe_toolkit(root, "--cuda-root", search);
+  if (!toolkit) throw std::runtime_error(toolkit.error().message);
+  auto tree = scan_tree(*archive, *toolkit);
+  if (!tree) throw std::runtime_error(tree.error().message);
+  auto plan = make_plan(*archive, *toolkit, *tree, {});
+  if (!plan) throw std::runtime_error(plan.error().message);
+  return {*archive, *toolkit, *plan};
+}
+
+std::vector<std::string> stray_temporaries(const fs::path& root) {
+  std::vector<std::string> found;
+  for (auto it = fs::recursive_directory_iterator(root); it != fs::recursive_directory_iterator(); ++it)
+    if (it->path().filename().string().starts_with(".cudnn-install-")) found.push_back(it->path().string());
+  return found;
+}
+
+}  // namespace cudnn_install::test

@@ -1,0 +1,27 @@
+// A realistic install scenario for transaction tests: a pip-assembled CUDA 13.0 tree that already
+// holds an older cuDNN 9.1 (files to overwrite, a symlink chain, a stale library to remove, a
+// file identical to the archive's), and the corpus's real-layout cuDNN 9.19 archive.
+#pragma once
+#include <filesystem>
+#include <string>
+
+#include "cudnn_install/plan.hpp"
+#include "cudnn_install/txn.hpp"
+#include "support/tree_snapshot.hpp"
+
+namespace cudnn_install::test {
+
+std::filesystem::path corpus_archive(const std::string& file_name);
+// Writes the tree described above under root.
+void make_tree_with_old_cudnn(const std::filesystem::path& root);
+// Inspects, detects, scans and plans against the tree as it is now.
+struct Prepared {
+  ArchiveInfo archive;
+  Toolkit toolkit;
+  Plan plan;
+};
+Prepared prepare(const std::filesystem::path& root, const std::filesystem::path& archive);
+// Names of temporary files (".cudnn-install-*.tmp") left anywhere under root.
+std::vector<std::string> stray_temporaries(const std::filesystem::path& root);
+
+}  // namespace cudnn_install::test
