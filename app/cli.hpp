@@ -9,6 +9,7 @@
 #include "cudnn_install/error.hpp"
 #include "cudnn_install/filesystem.hpp"
 #include "cudnn_install/state_lock.hpp"
+#include "cudnn_install/toolkit.hpp"
 
 namespace cudnn_install::cli {
 
@@ -49,5 +50,9 @@ Result<Session> open_session(const std::filesystem::path& root, const Options& o
 int cmd_install(const Options& options);
 int cmd_rollback(const Options& options);
 int cmd_status(const Options& options);
+int cmd_verify(const Options& options);
+int cmd_probe(const std::filesystem::path& library);
+// Verifies `toolkit` (after an install: against the archive's version); returns the exit code.
+int run_verify(const Toolkit& toolkit, const std::string& expected_version, const Options& options);
 
 }  // namespace cudnn_install::cli

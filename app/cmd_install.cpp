@@ -51,7 +51,9 @@ int apply(const ArchiveInfo& archive, const Toolkit& toolkit, const Plan& plan, 
               << " removed, " << outcome->files_unchanged << " unchanged.\nundo with: cudnn-install --rollback --cuda-root "
               << toolkit.root.string() << "\n";
   spdlog::info("committed transaction {}", outcome->id);
-  return 0;
+  if (o.no_verify) return 0;
+  if (o.format == Format::Text && o.verbosity != Verbosity::Quiet) std::cout << "\n";
+  return run_verify(toolkit, plan.cudnn_version, o);
 }
 
 }  // namespace

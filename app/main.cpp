@@ -33,6 +33,7 @@ void add_common(CLI::App& app, cudnn_install::cli::Options& o, bool& json, bool&
 
 int main(int argc, char** argv) {
   using namespace cudnn_install::cli;
+  if (argc == 3 && std::string(argv[1]) == "__probe") return cmd_probe(argv[2]);  // the verify child
   Options o;
   bool dry_run = false, yes = false, json = false, quiet = false, verbose = false, rollback = false;
   CLI::App app{kDescription, "cudnn-install"};
@@ -65,6 +66,7 @@ int main(int argc, char** argv) {
   setup_logging(o);
   for (auto* sub : app.get_subcommands()) {
     if (sub->get_name() == "status") return cmd_status(o);
+    if (sub->get_name() == "verify") return cmd_verify(o);
     std::cerr << "cudnn-install: '" << sub->get_name() << "' is not available in this build yet\n";
     return 1;
   }

@@ -64,7 +64,7 @@ for lib in "${libs[@]}"; do
 done
 echo "cuDNN $ver packed from $cuda by cudnn-install's test scripts; see NVIDIA's license." > "$stage/$top/LICENSE"
 chmod -R u+rwX,go+rX "$stage/$top"
-tar -C "$stage" --owner=0 --group=0 --numeric-owner --sort=name -cf - "$top" | xz -T2 -1 > "$out/$top.tar.xz.part"
+tar -C "$stage" --owner=0 --group=0 --numeric-owner --sort=name -cf - "$top" | xz -T2 -0 > "$out/$top.tar.xz.part"
 mv "$out/$top.tar.xz.part" "$out/$top.tar.xz"
 echo "$out/$top.tar.xz"
 

@@ -1,0 +1,33 @@
+// `cudnn-install verify`, and the verification that follows an install.
+#include <iostream>
+
+#include "cli.hpp"
+#include "cudnn_install/toolkit.hpp"
+#include "cudnn_install/verify.hpp"
+
+namespace cudnn_install::cli {
+
+int run_verify(const Toolkit& toolkit, const std::string& expected_version, const Options& o) {
+  VerifyOptions options;
+  options.expected_version = expected_version;
+  options.self_exe = current_executable();
+  auto report = verify_install(toolkit, options);
+  if (!report) return report_error(report.error(), o);
+  if (o.format == Format::Json) std::cout << verify_to_json(*report).dump(2) << "\n";
+  else if (o.verbosity != Verbosity::Quiet || !report->ok()) std::cout << render_verify_text(*report);
+  return report->ok() ? 0 : static_cast<int>(ExitCode::VerifyFailed);
+}
+
+int cmd_verify(const Options& o) {
+  auto toolkit = choose_toolkit(system_toolkit_search(o.cuda_root), std::nullopt);
+  if (!toolkit) return report_error(toolkit.error(), o);
+  return run_verify(*toolkit, "", o);
+}
+
+// The child side of the runtime check: `cudnn-install __probe LIB` prints one JSON object.
+int cmd_probe(const std::filesystem::path& library) {
+  std::cout << probe_to_json(probe_library(library)).dump() << "\n";
+  return 0;
+}
+
+}  // namespace cudnn_install::cli
