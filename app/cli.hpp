@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 
+#include <CLI/CLI.hpp>
 #include <memory>
 
 #include "cudnn_install/error.hpp"
@@ -17,6 +18,18 @@ enum class Format { Text, Json };
 enum class Verbosity { Quiet, Normal, Verbose };
 enum class Mode { Apply, DryRun };
 enum class Confirm { Ask, AssumeYes };
+
+// `bench` options, as typed (validated by cmd_bench).
+struct BenchFlags {
+  int batch = 128;
+  std::string dtypes = "fp16,bf16";
+  std::string layouts = "nhwc";
+  std::string tiers = "legacy,graph";
+  int repeats = 20;
+  bool quick = false;
+  bool list_shapes = false;
+  std::optional<std::filesystem::path> library;
+};
 
 struct Options {
   std::filesystem::path archive;
@@ -33,6 +46,7 @@ struct Options {
   bool no_verify = false;
   bool no_bench = false;
   bool replace_in_use = false;
+  BenchFlags bench;
 };
 
 // Prints an error (text to stderr, or JSON to stdout) and returns its exit code.
@@ -52,6 +66,10 @@ int cmd_rollback(const Options& options);
 int cmd_status(const Options& options);
 int cmd_verify(const Options& options);
 int cmd_probe(const std::filesystem::path& library);
+int cmd_bench(const Options& options);
+void add_bench_options(CLI::App& bench, BenchFlags& flags);
+// The short benchmark after an install (GPU present, no --no-bench); returns the exit code.
+int run_post_install_bench(const Toolkit& toolkit, const Options& options);
 // Verifies `toolkit` (after an install: against the archive's version); returns the exit code.
 int run_verify(const Toolkit& toolkit, const std::string& expected_version, const Options& options);
 

@@ -50,10 +50,14 @@ int main(int argc, char** argv) {
   app.add_flag("--no-verify", o.no_verify, "skip the verification after installing");
   app.add_flag("--no-bench", o.no_bench, "skip the short GPU benchmark after installing");
   app.add_flag("--replace-in-use", o.replace_in_use, "Windows: rename DLLs in use aside and replace them");
-  for (const char* name : {"doctor", "verify", "bench", "status", "uninstall"}) {
-    auto* sub = app.add_subcommand(name, std::string(name) + " (see README)");
-    add_common(*sub, o, json, quiet, verbose);
-  }
+  const std::pair<const char*, const char*> commands[] = {
+      {"doctor", "diagnose the cuDNN setup (not available in this build yet)"},
+      {"verify", "check the installed cuDNN: header, libraries, sub-libraries, load it in a child process"},
+      {"bench", "GPU convolution benchmark of the installed cuDNN, every result checked against a CPU reference"},
+      {"status", "toolkits, their cuDNN, and this tool's transactions"},
+      {"uninstall", "remove what cudnn-install installed (not available in this build yet)"}};
+  for (const auto& [name, help] : commands) add_common(*app.add_subcommand(name, help), o, json, quiet, verbose);
+  add_bench_options(*app.get_subcommand("bench"), o.bench);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -67,6 +71,7 @@ int main(int argc, char** argv) {
   for (auto* sub : app.get_subcommands()) {
     if (sub->get_name() == "status") return cmd_status(o);
     if (sub->get_name() == "verify") return cmd_verify(o);
+    if (sub->get_name() == "bench") return cmd_bench(o);
     std::cerr << "cudnn-install: '" << sub->get_name() << "' is not available in this build yet\n";
     return 1;
   }

@@ -9,6 +9,8 @@
 #   --small  headers, libcudnn, libcudnn_graph, libcudnn_cnn (~9 MB; the default)
 #   --full   every sub-library (~500 MB uncompressed)
 # Exit 77 (skip) when no cuDNN is installed here.
+# CUDNN_HOME=DIR takes cuDNN from DIR/include and DIR/lib (e.g. a pip nvidia-cudnn package);
+# CUDA_MAJOR=N sets the CUDA major of the archive name when DIR has no cuda.h.
 set -euo pipefail
 
 size=small windows=0 out=""
@@ -26,6 +28,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 
 find_cuda() {
   local nvcc candidate
+  if [ -n "${CUDNN_HOME:-}" ]; then echo "$CUDNN_HOME"; return; fi
   if nvcc=$(command -v nvcc 2>/dev/null); then
     candidate=$(dirname "$(dirname "$(readlink -f "$nvcc")")")
     [ -f "$candidate/include/cudnn_version.h" ] && { echo "$candidate"; return; }
@@ -40,8 +43,12 @@ cuda=$(find_cuda) || { echo "no cuDNN found (nvcc on PATH or /usr/local/cuda*): 
 libdir=$cuda/lib64; [ -e "$libdir/libcudnn.so.9" ] || libdir=$cuda/lib
 macro() { sed -n "s/^#define $1 \([0-9]*\).*/\1/p" "$cuda/include/cudnn_version.h" | head -1; }
 major=$(macro CUDNN_MAJOR) minor=$(macro CUDNN_MINOR) patch=$(macro CUDNN_PATCHLEVEL)
-cuda_major=$(sed -n 's/^#define CUDA_VERSION \([0-9]*\).*/\1/p' "$cuda/include/cuda.h" | head -1)
-cuda_major=$((cuda_major / 1000))
+if [ -z "${CUDA_MAJOR:-}" ]; then
+  cuda_major=$(sed -n 's/^#define CUDA_VERSION \([0-9]*\).*/\1/p' "$cuda/include/cuda.h" | head -1)
+  cuda_major=$((cuda_major / 1000))
+else
+  cuda_major=$CUDA_MAJOR
+fi
 ver3=$major.$minor.$patch
 # The build number (4th part) is not in any header: take NVIDIA's from the known-archives table.
 build=$(awk -F'\t' -v p="cudnn-linux-x86_64-$ver3." -v c="_cuda$cuda_major-archive" \
@@ -64,7 +71,7 @@ for lib in "${libs[@]}"; do
 done
 echo "cuDNN $ver packed from $cuda by cudnn-install's test scripts; see NVIDIA's license." > "$stage/$top/LICENSE"
 chmod -R u+rwX,go+rX "$stage/$top"
-tar -C "$stage" --owner=0 --group=0 --numeric-owner --sort=name -cf - "$top" | xz -T2 -0 > "$out/$top.tar.xz.part"
+tar -C "$stage" --owner=0 --group=0 --numeric-owner --sort=name -cf - "$top" | xz -T"$(nproc)" -0 > "$out/$top.tar.xz.part"
 mv "$out/$top.tar.xz.part" "$out/$top.tar.xz"
 echo "$out/$top.tar.xz"
 

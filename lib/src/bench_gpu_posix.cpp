@@ -1,0 +1,118 @@
+// Loading the CUDA driver and cuDNN with dlopen, device buffers and event timing.
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "bench_api.hpp"
+
+namespace cudnn_install::gpu {
+namespace {
+
+template <class Fn>
+bool bind(void* lib, Fn& fn, const char* name, std::string& missing) {
+  fn = reinterpret_cast<Fn>(dlsym(lib, name));
+  if (!fn) missing += std::string(missing.empty() ? "" : ", ") + name;
+  return fn != nullptr;
+}
+
+std::string bind_driver(void* lib, Driver& d) {
+  std::string m;
+  bind(lib, d.cuInit, "cuInit", m);
+  bind(lib, d.cuDeviceGet, "cuDeviceGet", m);
+  bind(lib, d.cuDeviceGetName, "cuDeviceGetName", m);
+  bind(lib, d.cuDeviceGetAttribute, "cuDeviceGetAttribute", m);
+  bind(lib, d.cuDeviceTotalMem, "cuDeviceTotalMem_v2", m);
+  bind(lib, d.cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", m);
+  bind(lib, d.cuCtxSetCurrent, "cuCtxSetCurrent", m);
+  bind(lib, d.cuMemAlloc, "cuMemAlloc_v2", m);
+  bind(lib, d.cuMemFree, "cuMemFree_v2", m);
+  bind(lib, d.cuMemGetInfo, "cuMemGetInfo_v2", m);
+  bind(lib, d.cuMemcpyHtoD, "cuMemcpyHtoD_v2", m);
+  bind(lib, d.cuMemcpyDtoH, "cuMemcpyDtoH_v2", m);
+  bind(lib, d.cuEventCreate, "cuEventCreate", m);
+  bind(lib, d.cuEventRecord, "cuEventRecord", m);
+  bind(lib, d.cuEventSynchronize, "cuEventSynchronize", m);
+  bind(lib, d.cuEventElapsedTime, "cuEventElapsedTime", m);
+  bind(lib, d.cuEventDestroy, "cuEventDestroy_v2", m);
+  bind(lib, d.cuCtxSynchronize, "cuCtxSynchronize", m);
+  return m;
+}
+
+std::string bind_cudnn(void* lib, Cudnn& c) {
+  std::string m;
+  bind(lib, c.GetVersion, "cudnnGetVersion", m);
+  bind(lib, c.GetErrorString, "cudnnGetErrorString", m);
+  bind(lib, c.Create, "cudnnCreate", m);
+  bind(lib, c.Destroy, "cudnnDestroy", m);
+  bind(lib, c.CreateTensorDescriptor, "cudnnCreateTensorDescriptor", m);
+  bind(lib, c.SetTensor4dDescriptor, "cudnnSetTensor4dDescriptor", m);
+  bind(lib, c.DestroyTensorDescriptor, "cudnnDestroyTensorDescriptor", m);
+  bind(lib, c.CreateFilterDescriptor, "cudnnCreateFilterDescriptor", m);
+  bind(lib, c.SetFilter4dDescriptor, "cudnnSetFilter4dDescriptor", m);
+  bind(lib, c.DestroyFilterDescriptor, "cudnnDestroyFilterDescriptor", m);
+  bind(lib, c.CreateConvolutionDescriptor, "cudnnCreateConvolutionDescriptor", m);
+  bind(lib, c.SetConvolution2dDescriptor, "cudnnSetConvolution2dDescriptor", m);
+  bind(lib, c.SetConvolutionMathType, "cudnnSetConvolutionMathType", m);
+  bind(lib, c.DestroyConvolutionDescriptor, "cudnnDestroyConvolutionDescriptor", m);
+  bind(lib, c.FindConvolutionForwardAlgorithmEx, "cudnnFindConvolutionForwardAlgorithmEx", m);
+  bind(lib, c.ConvolutionForward, "cudnnConvolutionForward", m);
+  bind(lib, c.BackendCreateDescriptor, "cudnnBackendCreateDescriptor", m);
+  bind(lib, c.BackendDestroyDescriptor, "cudnnBackendDestroyDescriptor", m);
+  bind(lib, c.BackendFinalize, "cudnnBackendFinalize", m);
+  bind(lib, c.BackendSetAttribute, "cudnnBackendSetAttribute", m);
+  bind(lib, c.BackendGetAttribute, "cudnnBackendGetAttribute", m);
+  bind(lib, c.BackendExecute, "cudnnBackendExecute", m);
+  return m;
+}
+
+}  // namespace
+
+Result<Libraries> load_libraries(const std::filesystem::path& cudnn_library) {
+  Libraries libs;
+  libs.cuda_handle = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!libs.cuda_handle)
+    return fail(ErrorCode::VerifyFailed, "no NVIDIA driver: libcuda.so.1 cannot be loaded; the benchmark needs a GPU");
+  if (auto missing = bind_driver(libs.cuda_handle, libs.cu); !missing.empty())
+    return fail(ErrorCode::VerifyFailed, "the NVIDIA driver lacks " + missing);
+  libs.cudnn_handle = dlopen(cudnn_library.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!libs.cudnn_handle)
+    return fail(ErrorCode::VerifyFailed, "cannot load " + cudnn_library.string() + ": " + dlerror());
+  if (auto missing = bind_cudnn(libs.cudnn_handle, libs.dnn); !missing.empty())
+    return fail(ErrorCode::VerifyFailed, cudnn_library.string() + " lacks " + missing);
+  return libs;
+}
+
+DeviceBuffer::DeviceBuffer(const Driver& cu, size_t bytes) : cu_(cu) {
+  if (bytes && cu_.cuMemAlloc(&ptr_, bytes) != 0) ptr_ = 0;
+}
+
+DeviceBuffer::~DeviceBuffer() {
+  if (ptr_) cu_.cuMemFree(ptr_);
+}
+
+double median_time_ms(const Driver& cu, int repeats, const std::function<int()>& run) {
+  void* start = nullptr;
+  void* stop = nullptr;
+  cu.cuEventCreate(&start, 0);
+  cu.cuEventCreate(&stop, 0);
+  std::vector<float> times;
+  bool ok = true;
+  for (int i = 0; i < 3 && ok; ++i) ok = run() == 0;  // warm-up
+  for (int i = 0; i < repeats && ok; ++i) {
+    cu.cuEventRecord(start, nullptr);
+    ok = run() == 0;
+    cu.cuEventRecord(stop, nullptr);
+    cu.cuEventSynchronize(stop);
+    float ms = 0;
+    cu.cuEventElapsedTime(&ms, start, stop);
+    times.push_back(ms);
+  }
+  cu.cuEventDestroy(start);
+  cu.cuEventDestroy(stop);
+  if (!ok || times.empty()) return -1;
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
+}
+
+}  // namespace cudnn_install::gpu
