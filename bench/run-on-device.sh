@@ -6,13 +6,13 @@
 # Results go to $OUT (default bench/results).
 set -uo pipefail
 cd "$(dirname "$0")/.."
-out=${OUT:-bench/results}
+out=${OUT:-bench/results}/run
 mkdir -p "$out"
 export LD_LIBRARY_PATH=$PWD/.devlibs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 bin=$PWD/.devlibs/cudnn-install
 nvidia-smi -L | tee "$out/gpu.txt"
 
-cudnn_home=$(python3 -c 'import nvidia.cudnn, os; print(os.path.dirname(nvidia.cudnn.__file__))' 2>/dev/null)
+cudnn_home=$(python3 -c 'import nvidia.cudnn as m; print(list(m.__path__)[0])' 2>/dev/null)
 echo "cuDNN taken from: $cudnn_home"
 work=$(mktemp -d)
 archive=$(CUDNN_HOME=$cudnn_home CUDA_MAJOR=13 bash scripts/make-test-archive.sh --full "$work/dl" | head -1)
@@ -28,4 +28,7 @@ echo "#define CUDA_VERSION 13000" > "$root/include/cuda.h"
 "$bin" bench --cuda-root "$root" --dtypes fp16,bf16 --layouts nchw --json > "$out/cudnn-install-nchw.json" 2> "$out/cudnn-install-nchw.log"
 python3 bench/pytorch_conv.py "$work/shapes.json" fp16,bf16,tf32,fp32 nhwc > "$out/pytorch-nhwc.json" 2> "$out/pytorch-nhwc.log"
 python3 bench/pytorch_conv.py "$work/shapes.json" fp16,bf16 nchw > "$out/pytorch-nchw.json" 2> "$out/pytorch-nchw.log"
-tail -3 "$out"/*.log
+tail -n 3 "$out"/*.log
+# The device tool returns at most 8 files: hand everything back as one.
+tar -C "$out" -czf "$out/../results.tar.gz" . && mv "$out/../results.tar.gz" "$out/results.tar.gz"
+find "$out" -type f ! -name results.tar.gz -delete

@@ -91,10 +91,9 @@ int build_graph(ConvGraph& g, Handle h, const BenchConfig& cfg) {
 }
 
 // Engine configs ranked by heuristics mode A, the most promising first.
-std::vector<std::unique_ptr<Backend>> ranked_configs(const Cudnn& dnn, Desc graph, int limit) {
+std::vector<std::unique_ptr<Backend>> ranked_configs(const Cudnn& dnn, Desc graph, int limit, int mode) {
   std::vector<std::unique_ptr<Backend>> configs;
   Backend heur(dnn, BK_ENGINEHEUR);
-  int mode = HEUR_MODE_A;
   if (heur.set(A_HEUR_GRAPH, T_BACKEND_DESCRIPTOR, 1, &graph) != 0 || heur.set(A_HEUR_MODE, T_HEUR_MODE, 1, &mode) != 0 ||
       heur.finalize() != 0)
     return configs;
@@ -164,17 +163,24 @@ void run_graph(const Libraries& libs, Handle h, const BenchConfig& cfg, void* x,
     out.error = std::string("operation graph: ") + libs.dnn.GetErrorString(rc);
     return;
   }
-  auto configs = ranked_configs(libs.dnn, g.graph.get(), candidates * 2);
+  // True FP32 excludes the TF32 tensor-core engines that mode A ranks first: look further, and
+  // at the fallback list when none of those run.
+  bool strict_fp32 = cfg.dtype == DataType::Fp32;
+  std::vector<std::unique_ptr<Backend>> configs;
   Candidate best;
   Desc best_config = nullptr;
-  int tried = 0;
-  for (const auto& c : configs) {
-    if (tried == candidates) break;
-    bool tensor_core = engine_of(libs.dnn, c->get()).second;
-    if (cfg.dtype == DataType::Fp32 && tensor_core) continue;  // true FP32: no TF32 tensor cores
-    ++tried;
-    Candidate t = time_plan(libs, h, c->get(), x, w, y, ws_limit, 5);
-    if (t.ms > 0 && (best.ms < 0 || t.ms < best.ms)) best = t, best_config = c->get();
+  for (int mode : {HEUR_MODE_A, HEUR_MODE_FALLBACK}) {
+    auto ranked = ranked_configs(libs.dnn, g.graph.get(), strict_fp32 ? 64 : candidates * 2, mode);
+    int tried = 0;
+    for (const auto& c : ranked) {
+      if (tried == candidates) break;
+      if (strict_fp32 && engine_of(libs.dnn, c->get()).second) continue;
+      ++tried;
+      Candidate t = time_plan(libs, h, c->get(), x, w, y, ws_limit, 5);
+      if (t.ms > 0 && (best.ms < 0 || t.ms < best.ms)) best = t, best_config = c->get();
+    }
+    for (auto& c : ranked) configs.push_back(std::move(c));  // keeps best_config alive
+    if (best_config) break;
   }
   if (!best_config) {
     out.error = "no engine config could run (" + std::to_string(configs.size()) + " proposed)";

@@ -70,7 +70,7 @@ struct BenchOptions {
   std::vector<Layout> layouts{Layout::Nhwc};
   std::vector<Tier> tiers{Tier::Legacy, Tier::Graph};
   int repeats = 20;
-  int graph_candidates = 8;  // top heuristic engine configs tried per configuration
+  int graph_candidates = 12;  // top heuristic engine configs tried per configuration
   std::function<void(const BenchResult&)> on_result;  // progress
 };
 
