@@ -6,6 +6,7 @@
 
 #include "cli.hpp"
 #include "cudnn_install/archive.hpp"
+#include "cudnn_install/integrity.hpp"
 #include "cudnn_install/plan.hpp"
 #include "cudnn_install/report.hpp"
 #include "cudnn_install/state_lock.hpp"
@@ -22,9 +23,40 @@ Result<Plan> plan_for(const ArchiveInfo& archive, const Toolkit& toolkit) {
   return make_plan(archive, toolkit, *tree, PlanOptions{});
 }
 
-void print_plan(const Plan& plan, const ArchiveInfo& archive, const Toolkit& toolkit, const Options& o) {
-  if (o.format == Format::Json) std::cout << plan_to_json(plan, archive, toolkit).dump(2) << "\n";
-  else if (o.verbosity != Verbosity::Quiet) std::cout << render_plan_text(plan, archive, toolkit);
+// The archive's sha256 against the manifest or the known-archives table; a mismatch refuses it.
+Result<IntegrityCheck> check_archive(const ArchiveInfo& archive, const Options& o) {
+  std::optional<std::vector<ManifestEntry>> manifest;
+  if (o.manifest) {
+    auto text = make_real_filesystem()->read_file(*o.manifest);
+    if (!text) return fail(ErrorCode::Usage, "cannot read the manifest '" + o.manifest->string() + "'");
+    auto entries = parse_manifest(*text);
+    if (!entries) return std::unexpected(entries.error());
+    manifest = std::move(*entries);
+  }
+  bool show = o.format == Format::Text && o.verbosity != Verbosity::Quiet && ::isatty(2);
+  auto sha = sha256_file(archive.path, [&](std::uint64_t done, std::uint64_t total) {
+    if (show && total > (64u << 20)) std::cerr << "\rsha256 " << done * 100 / total << "%" << (done == total ? "\n" : "") << std::flush;
+  });
+  if (!sha) return std::unexpected(sha.error());
+  auto check = check_integrity(archive.path.filename().string(), *sha, archive.archive_bytes, manifest,
+                               o.manifest ? o.manifest->filename().string() : "");
+  if (check && check->verdict == IntegrityCheck::Verdict::Unknown) spdlog::warn("{}", check->note);
+  return check;
+}
+
+void print_plan(const Plan& plan, const ArchiveInfo& archive, const Toolkit& toolkit, const IntegrityCheck& integrity,
+                const Options& o) {
+  bool match = integrity.verdict == IntegrityCheck::Verdict::Match;
+  if (o.format == Format::Json) {
+    auto j = plan_to_json(plan, archive, toolkit);
+    j["integrity"] = {{"sha256", integrity.sha256}, {"verdict", match ? "match" : "unknown"},
+                      {"source", integrity.source}, {"note", integrity.note}};
+    std::cout << j.dump(2) << "\n";
+  } else if (o.verbosity != Verbosity::Quiet) {
+    std::cout << "sha256   " << integrity.sha256 << "\n         "
+              << (match ? "matches " + integrity.source : "not checked: unknown archive (see the warning)") << "\n";
+    std::cout << render_plan_text(plan, archive, toolkit);
+  }
 }
 
 Result<void> confirm(const Options& o) {
@@ -38,9 +70,11 @@ Result<void> confirm(const Options& o) {
   return fail(ErrorCode::Usage, "cancelled; nothing was changed");
 }
 
-int apply(const ArchiveInfo& archive, const Toolkit& toolkit, const Plan& plan, const Options& o) {
+int apply(const ArchiveInfo& archive, const Toolkit& toolkit, const Plan& plan, const std::string& sha256,
+          const Options& o) {
   ProgressBar bar(o);
   ApplyOptions options;
+  options.sha256 = sha256;
   options.progress = bar.callback();
   auto fs = make_real_filesystem();
   auto outcome = apply_plan(*fs, toolkit.root, archive, plan, options);
@@ -66,13 +100,15 @@ int cmd_install(const Options& o) {
   if (archive->name) cuda_major = archive->name->cuda.major;
   auto toolkit = choose_toolkit(system_toolkit_search(o.cuda_root), cuda_major);
   if (!toolkit) return report_error(toolkit.error(), o);
+  auto integrity = check_archive(*archive, o);
+  if (!integrity) return report_error(integrity.error(), o);
   if (o.mode == Mode::DryRun) {
     if (has_pending_journal(toolkit->root))
       spdlog::warn("an interrupted transaction is pending in {}; the next real run will restore it first",
                    toolkit->root.string());
     auto plan = plan_for(*archive, *toolkit);
     if (!plan) return report_error(plan.error(), o);
-    print_plan(*plan, *archive, *toolkit, o);
+    print_plan(*plan, *archive, *toolkit, *integrity, o);
     if (o.format == Format::Text) std::cout << "dry run: nothing was written.\n";
     return 0;
   }
@@ -80,13 +116,13 @@ int cmd_install(const Options& o) {
   if (!session) return report_error(session.error(), o);
   auto plan = plan_for(*archive, *toolkit);
   if (!plan) return report_error(plan.error(), o);
-  print_plan(*plan, *archive, *toolkit, o);
+  print_plan(*plan, *archive, *toolkit, *integrity, o);
   if (!plan->changes_anything()) {
     if (o.format == Format::Text) std::cout << "\ncuDNN " << plan->cudnn_version << " is already installed here: nothing to do.\n";
     return 0;
   }
   if (auto ok = confirm(o); !ok) return report_error(ok.error(), o);
-  return apply(*archive, *toolkit, *plan, o);
+  return apply(*archive, *toolkit, *plan, integrity->sha256, o);
 }
 
 }  // namespace cudnn_install::cli

@@ -12,14 +12,15 @@ echo "sandbox: $sandbox (set KEEP_SANDBOX=1 to keep it)"
 
 # The full archive (every sub-library, ~500 MB unpacked) takes about a minute to pack: keep it.
 cache=build/demo-cache
+[ -f "$cache/redistrib_local.json" ] || rm -rf "$cache"
 archive=$(ls "$cache"/cudnn-linux-x86_64-*_cuda*-archive.tar.xz 2>/dev/null | head -1 || true)
 [ -n "$archive" ] || archive=$(scripts/make-test-archive.sh --full "$cache" | head -1 || true)
-verify=()
+extra=(--manifest "$(dirname "$archive")/redistrib_local.json")  # repacked here: NVIDIA's name, other bytes
 if [ -z "$archive" ]; then
   echo "no real cuDNN on this machine: using the synthetic corpus archive (its libraries cannot be loaded: --no-verify)"
   python3 scripts/make-test-archives.py "$sandbox/corpus"
   archive=$sandbox/corpus/good/cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz
-  verify=(--no-verify)
+  extra=(--no-verify --manifest "$sandbox/corpus/good/redistrib_local.json")
 fi
 
 root=$sandbox/cuda-13.0
@@ -33,8 +34,8 @@ ln -s libcudnn.so.9.1.0 "$root/lib/libcudnn.so.9"
 run() { echo; echo "\$ cudnn-install $*"; "$bin" "$@"; }
 snapshot() { (cd "$root" && find . -path ./.cudnn-install -prune -o -print0 | sort -z | xargs -0 ls -ld --time-style=+ | sed 's/ [0-9]* root root//'; find . -path ./.cudnn-install -prune -o -type f -print0 | sort -z | xargs -0 sha256sum); }
 before=$(snapshot)
-run --dry-run --cuda-root "$root" "$archive"
-run --yes "${verify[@]}" --cuda-root "$root" "$archive"
+run --dry-run "${extra[@]}" --cuda-root "$root" "$archive"
+run --yes "${extra[@]}" --cuda-root "$root" "$archive"
 run status --cuda-root "$root"
 run --rollback --cuda-root "$root"
 if [ "$before" = "$(snapshot)" ]; then

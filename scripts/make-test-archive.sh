@@ -75,6 +75,23 @@ tar -C "$stage" --owner=0 --group=0 --numeric-owner --sort=name -cf - "$top" | x
 mv "$out/$top.tar.xz.part" "$out/$top.tar.xz"
 echo "$out/$top.tar.xz"
 
+write_manifest() {  # our repacked archives have NVIDIA's names but other bytes: --manifest this file
+  python3 - "$out" <<'PY'
+import hashlib, json, os, sys
+d = sys.argv[1]
+entries = {}
+for n in sorted(os.listdir(d)):
+    if n.endswith((".zip", ".tar.xz")):
+        h = hashlib.sha256()
+        with open(os.path.join(d, n), "rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                h.update(block)
+        entries[n] = {"relative_path": "local/" + n, "sha256": h.hexdigest(), "size": str(os.path.getsize(os.path.join(d, n)))}
+json.dump({"release_label": "repacked locally by make-test-archive.sh", "cudnn": entries},
+          open(os.path.join(d, "redistrib_local.json"), "w"), indent=1)
+PY
+}
+
 if [ "$windows" = 1 ]; then
   wtop=cudnn-windows-x86_64-${ver}_cuda${cuda_major}-archive
   mkdir -p "$stage/$wtop/bin/x64" "$stage/$wtop/lib/x64"
@@ -90,3 +107,4 @@ if [ "$windows" = 1 ]; then
     "$out/$wtop" "$wtop")
   echo "$out/$wtop.zip"
 fi
+write_manifest

@@ -250,6 +250,21 @@ def main():
         open(os.path.join(d, name), "wb").write(b"x")
         exp["hostile"].append({"case": case, "file": f"hostile/{case}/{name}", "code": code, "contains": ""})
     json.dump(exp, open(os.path.join(outdir, "expectations.json"), "w"), indent=1)
+    write_manifest(os.path.join(outdir, "good"))
+
+
+def write_manifest(directory):
+    """A redistrib-style manifest of the archives in `directory`: these test archives carry real
+    NVIDIA names but other bytes, so the tool's integrity check needs their own sha256 (--manifest)."""
+    import hashlib
+    entries = {}
+    for name in sorted(os.listdir(directory)):
+        if name.endswith((".zip", ".tar.xz", ".tgz")):
+            data = open(os.path.join(directory, name), "rb").read()
+            entries[name] = {"relative_path": "local/" + name, "sha256": hashlib.sha256(data).hexdigest(),
+                             "size": str(len(data))}
+    json.dump({"release_label": "test corpus", "cudnn": entries}, open(os.path.join(directory, "redistrib_local.json"), "w"),
+              indent=1)
 
 
 if __name__ == "__main__":

@@ -24,7 +24,7 @@ TEST(CliDryRun, LinuxArchiveIntoPipAssembledTreeWritesNothing) {
   auto before = snapshot(dir.path(), "");
   std::string out;
   int rc = run_command(cli() + " --dry-run --cuda-root " + root.string() + " " +
-                           corpus("good/cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz"),
+                           archive_args(corpus("good/cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz")),
                        &out);
   EXPECT_EQ(rc, 0) << out;
   EXPECT_NE(out.find("CUDA 13.0 (version from include/cuda.h"), std::string::npos) << out;
@@ -54,7 +54,7 @@ TEST(CliDryRun, WindowsArchivesOfEachEraIntoAWindowsTree) {
     make_windows_toolkit(dir.path(), c.cuda, c.x64);
     auto before = snapshot(dir.path(), "");
     std::string out;
-    int rc = run_command(cli() + " --dry-run --cuda-root " + dir.path().string() + " " + corpus(c.archive), &out);
+    int rc = run_command(cli() + " --dry-run --cuda-root " + dir.path().string() + " " + archive_args(corpus(c.archive)), &out);
     EXPECT_EQ(rc, 0) << c.archive << "\n" << out;
     EXPECT_NE(out.find(c.expect), std::string::npos) << c.archive << "\n" << out;
     EXPECT_EQ(diff(before, snapshot(dir.path(), "")), "");
@@ -66,7 +66,7 @@ TEST(CliDryRun, JsonPlanHasTheVersionedSchema) {
   make_linux_toolkit(dir.path(), 13000);
   std::string out;
   int rc = run_command(cli() + " --dry-run --json --cuda-root " + dir.path().string() + " " +
-                           corpus("good/cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz") + " 2>/dev/null",
+                           archive_args(corpus("good/cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz")) + " 2>/dev/null",
                        &out);
   ASSERT_EQ(rc, 0) << out;
   auto j = nlohmann::json::parse(out);
@@ -94,7 +94,7 @@ TEST(CliDryRun, RefusalsHaveExitCodesAndChangeNothing) {
     make_linux_toolkit(dir.path(), c.cuda);
     auto before = snapshot(dir.path(), "");
     std::string out;
-    int rc = run_command(cli() + " --dry-run --cuda-root " + dir.path().string() + " " + c.archive, &out);
+    int rc = run_command(cli() + " --dry-run --cuda-root " + dir.path().string() + " " + archive_args(c.archive), &out);
     EXPECT_EQ(rc, c.exit_code) << c.archive << "\n" << out;
     EXPECT_NE(out.find(c.message), std::string::npos) << out;
     EXPECT_EQ(diff(before, snapshot(dir.path(), "")), "");
@@ -118,7 +118,7 @@ TEST(CliDryRun, RealCudnnArchive) {
   make_linux_toolkit(dir.path(), 13000);
   auto before = snapshot(dir.path(), "");
   std::string out;
-  ASSERT_EQ(run_command(cli() + " --dry-run --cuda-root " + dir.path().string() + " " + archive.string(), &out), 0)
+  ASSERT_EQ(run_command(cli() + " --dry-run --cuda-root " + dir.path().string() + " " + archive_args(archive), &out), 0)
       << out;
   EXPECT_NE(out.find("cuDNN 9.19.0.56 for CUDA 13"), std::string::npos) << out;
   EXPECT_NE(out.find("says 9.19.0"), std::string::npos) << out;

@@ -31,8 +31,8 @@ fs::path test_archive() {
 }
 
 pid_t spawn_install(const fs::path& root, const fs::path& archive) {
-  std::string bin = cli(), r = root.string(), a = archive.string();
-  const char* argv[] = {bin.c_str(), "--yes", "-q", "--no-verify", "--cuda-root", r.c_str(), a.c_str(), nullptr};
+  std::string bin = cli(), r = root.string(), a = archive.string(), m = (archive.parent_path() / "redistrib_local.json").string();
+  const char* argv[] = {bin.c_str(), "--yes", "-q", "--no-verify", "--manifest", m.c_str(), "--cuda-root", r.c_str(), a.c_str(), nullptr};
   pid_t pid = 0;
   posix_spawn(&pid, bin.c_str(), nullptr, nullptr, const_cast<char**>(argv), environ);
   return pid;
@@ -71,7 +71,7 @@ TEST(CliInstall, WithoutATerminalItAsksForYes) {
   make_tree_with_old_cudnn(dir.path());
   auto before = snapshot(dir.path());
   std::string out;
-  int rc = run_command(cli() + " --cuda-root " + dir.path().string() + " " + test_archive().string() + " </dev/null", &out);
+  int rc = run_command(cli() + " --cuda-root " + dir.path().string() + " " + archive_args(test_archive()) + " </dev/null", &out);
   EXPECT_EQ(rc, 1) << out;
   EXPECT_NE(out.find("pass --yes"), std::string::npos) << out;
   EXPECT_EQ(diff(before, snapshot(dir.path())), "");
@@ -82,9 +82,9 @@ TEST(CliInstall, InstallStatusRollbackRoundTrip) {
   make_tree_with_old_cudnn(dir.path());
   auto before = snapshot(dir.path());
   std::string root = dir.path().string(), out;
-  ASSERT_EQ(run_command(cli() + " --yes --no-verify --cuda-root " + root + " " + test_archive().string(), &out), 0) << out;
+  ASSERT_EQ(run_command(cli() + " --yes --no-verify --cuda-root " + root + " " + archive_args(test_archive()), &out), 0) << out;
   EXPECT_NE(out.find("installed cuDNN 9.19.0.56"), std::string::npos) << out;
-  ASSERT_EQ(run_command(cli() + " --yes --no-verify --cuda-root " + root + " " + test_archive().string(), &out), 0) << out;
+  ASSERT_EQ(run_command(cli() + " --yes --no-verify --cuda-root " + root + " " + archive_args(test_archive()), &out), 0) << out;
   EXPECT_NE(out.find("already installed here: nothing to do"), std::string::npos) << out;
   ASSERT_EQ(run_command(cli() + " status --cuda-root " + root, &out), 0) << out;
   EXPECT_NE(out.find("cuDNN  9.19.0"), std::string::npos) << out;
@@ -104,7 +104,7 @@ TEST(CliInstall, ASecondRunIsRefusedWhileTheLockIsHeld) {
   auto lock = acquire_state_lock(dir.path());
   ASSERT_TRUE(lock);
   std::string out;
-  int rc = run_command(cli() + " --yes --no-verify --cuda-root " + dir.path().string() + " " + test_archive().string(), &out);
+  int rc = run_command(cli() + " --yes --no-verify --cuda-root " + dir.path().string() + " " + archive_args(test_archive()), &out);
   EXPECT_EQ(rc, 3) << out;
   EXPECT_NE(out.find("another cudnn-install (PID " + std::to_string(getpid()) + ")"), std::string::npos) << out;
   EXPECT_EQ(diff(before, snapshot(dir.path())), "");
@@ -115,7 +115,7 @@ TEST(CliInstall, TwoInstallsAtOnceOneRunsTheOtherIsRefusedOrFindsNothingToDo) {
   make_tree_with_old_cudnn(dir.path());
   make_tree_with_old_cudnn(reference_dir.path());
   std::string out;
-  ASSERT_EQ(run_command(cli() + " --yes -q --no-verify --cuda-root " + reference_dir.path().string() + " " + test_archive().string(), &out), 0);
+  ASSERT_EQ(run_command(cli() + " --yes -q --no-verify --cuda-root " + reference_dir.path().string() + " " + archive_args(test_archive()), &out), 0);
   pid_t a = spawn_install(dir.path(), test_archive());
   pid_t b = spawn_install(dir.path(), test_archive());
   int ra = wait_for(a), rb = wait_for(b);
@@ -128,7 +128,7 @@ TEST(CliInstall, AStaleLockOfADeadProcessIsTakenOver) {
   make_tree_with_old_cudnn(dir.path());
   write_file(dir.path() / ".cudnn-install/lock", "999999\n");
   std::string out;
-  ASSERT_EQ(run_command(cli() + " --yes -q --no-verify --cuda-root " + dir.path().string() + " " + test_archive().string(), &out), 0)
+  ASSERT_EQ(run_command(cli() + " --yes -q --no-verify --cuda-root " + dir.path().string() + " " + archive_args(test_archive()), &out), 0)
       << out;
   EXPECT_NE(read_file(dir.path() / ".cudnn-install/cudnn-install.log").find("took over the lock left by PID 999999"),
             std::string::npos);
@@ -174,7 +174,7 @@ TEST(CliInstall, RealCudnnInstalledLoadsAndRollsBackByteExact) {
   write_file(root / "lib/libcudnn.so.9", "an older libcudnn.so.9\n");
   auto before = snapshot(root);
   std::string out;
-  ASSERT_EQ(run_command(cli() + " --yes --no-verify --cuda-root " + root.string() + " " + archive.string(), &out), 0) << out;
+  ASSERT_EQ(run_command(cli() + " --yes --no-verify --cuda-root " + root.string() + " " + archive_args(archive), &out), 0) << out;
   EXPECT_EQ(fs::read_symlink(root / "lib/libcudnn.so.9"), "libcudnn.so.9.19.0");
   EXPECT_EQ(cudnn_version_of(root / "lib/libcudnn.so.9"), 91900);
   ASSERT_EQ(run_command(cli() + " --rollback --cuda-root " + root.string(), &out), 0) << out;

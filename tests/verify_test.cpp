@@ -68,7 +68,7 @@ TEST(Verify, AnInstallWithoutItsSubLibrariesFails) {
   TempDir dir;
   make_linux_toolkit(dir.path(), 13000);
   std::string out;
-  EXPECT_EQ(run_command(cli() + " --yes --cuda-root " + dir.path().string() + " " + archive.string(), &out), 5) << out;
+  EXPECT_EQ(run_command(cli() + " --yes --cuda-root " + dir.path().string() + " " + archive_args(archive), &out), 5) << out;
   EXPECT_NE(out.find("libcudnn_ops.so.9 is missing"), std::string::npos) << out;
   EXPECT_NE(out.find("cudnnGetVersion() = 91900"), std::string::npos) << out;
   EXPECT_NE(out.find("verification FAILED"), std::string::npos) << out;

@@ -51,6 +51,12 @@ void make_windows_toolkit(const fs::path& root, const std::string& version, bool
   write_file(root / "include/cuda.h", "/* cuda.h */\n");
 }
 
+std::string archive_args(const fs::path& archive) {
+  fs::path manifest = archive.parent_path() / "redistrib_local.json";
+  if (!fs::exists(manifest)) return archive.string();
+  return "--manifest " + manifest.string() + " " + archive.string();
+}
+
 int run_command(const std::string& command, std::string* output) {
   FILE* pipe = popen((command + " 2>&1").c_str(), "r");
   if (!pipe) return -1;

@@ -27,6 +27,10 @@ void make_linux_toolkit(const std::filesystem::path& root, int cuda_version_numb
 // A Windows CUDA toolkit: version.json, bin[/x64]/cudart64_NN.dll, lib/x64, include.
 void make_windows_toolkit(const std::filesystem::path& root, const std::string& version, bool dlls_in_x64);
 
+// The command-line arguments for a test archive: it carries a real NVIDIA name with other bytes,
+// so the manifest written beside it (redistrib_local.json) gives its sha256 (--manifest).
+std::string archive_args(const std::filesystem::path& archive);
+
 // Runs a shell command, returns its exit status and fills `output` with stdout+stderr.
 int run_command(const std::string& command, std::string* output = nullptr);
 

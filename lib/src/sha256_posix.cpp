@@ -1,0 +1,42 @@
+// sha256 through OpenSSL's EVP interface, streamed in 1 MiB blocks.
+#include <openssl/evp.h>
+
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <vector>
+
+#include "cudnn_install/integrity.hpp"
+
+namespace cudnn_install {
+
+Result<std::string> sha256_file(const std::filesystem::path& path, const HashProgress& progress) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return fail(ErrorCode::Usage, "cannot read '" + path.string() + "'", path.string());
+  std::error_code ec;
+  std::uint64_t total = std::filesystem::file_size(path, ec), done = 0;
+  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(), EVP_MD_CTX_free);
+  if (!ctx || EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr) != 1)
+    return fail(ErrorCode::Io, "OpenSSL cannot compute sha256");
+  std::vector<char> buf(1 << 20);
+  while (in) {
+    in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
+    auto n = static_cast<size_t>(in.gcount());
+    EVP_DigestUpdate(ctx.get(), buf.data(), n);
+    done += n;
+    if (progress) progress(done, total);
+  }
+  if (!in.eof()) return fail(ErrorCode::Io, "error while reading '" + path.string() + "'", path.string());
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  EVP_DigestFinal_ex(ctx.get(), digest, &len);
+  std::string hex;
+  char byte[3];
+  for (unsigned int i = 0; i < len; ++i) {
+    std::snprintf(byte, sizeof byte, "%02x", digest[i]);
+    hex += byte;
+  }
+  return hex;
+}
+
+}  // namespace cudnn_install
