@@ -9,6 +9,8 @@
 
 #include "cudnn_install/error.hpp"
 #include "cudnn_install/filesystem.hpp"
+#include "cudnn_install/locks.hpp"
+#include "cudnn_install/plan.hpp"
 #include "cudnn_install/state_lock.hpp"
 #include "cudnn_install/toolkit.hpp"
 
@@ -46,6 +48,7 @@ struct Options {
   bool no_verify = false;
   bool no_bench = false;
   bool replace_in_use = false;
+  bool require_no_holders = false;
   BenchFlags bench;
 };
 
@@ -62,6 +65,10 @@ struct Session {
 Result<Session> open_session(const std::filesystem::path& root, const Options& options);
 
 int cmd_install(const Options& options);
+// Processes holding files the plan replaces: warn (or refuse with --require-no-holders).
+std::vector<WatchedFile> files_replaced(const Plan& plan, const std::filesystem::path& root);
+Result<void> check_holders(const std::vector<WatchedFile>& files, const Options& options);
+void report_still_running_old(const std::vector<WatchedFile>& files, const Options& options);
 int cmd_rollback(const Options& options);
 int cmd_status(const Options& options);
 int cmd_verify(const Options& options);

@@ -121,8 +121,12 @@ int cmd_install(const Options& o) {
     if (o.format == Format::Text) std::cout << "\ncuDNN " << plan->cudnn_version << " is already installed here: nothing to do.\n";
     return 0;
   }
+  auto replaced = files_replaced(*plan, toolkit->root);
+  if (auto ok = check_holders(replaced, o); !ok) return report_error(ok.error(), o);
   if (auto ok = confirm(o); !ok) return report_error(ok.error(), o);
-  return apply(*archive, *toolkit, *plan, integrity->sha256, o);
+  int rc = apply(*archive, *toolkit, *plan, integrity->sha256, o);
+  if (rc == 0 || rc == static_cast<int>(ExitCode::VerifyFailed)) report_still_running_old(replaced, o);
+  return rc;
 }
 
 }  // namespace cudnn_install::cli

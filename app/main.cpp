@@ -50,6 +50,8 @@ int main(int argc, char** argv) {
   app.add_flag("--no-verify", o.no_verify, "skip the verification after installing");
   app.add_flag("--no-bench", o.no_bench, "skip the short GPU benchmark after installing");
   app.add_flag("--replace-in-use", o.replace_in_use, "Windows: rename DLLs in use aside and replace them");
+  app.add_flag("--require-no-holders", o.require_no_holders,
+               "Linux: refuse to install while a process uses a file it would replace (default: warn)");
   const std::pair<const char*, const char*> commands[] = {
       {"doctor", "diagnose the cuDNN setup (not available in this build yet)"},
       {"verify", "check the installed cuDNN: header, libraries, sub-libraries, load it in a child process"},

@@ -1,0 +1,60 @@
+// Stage 4: which processes hold a file the install would replace. On Linux: /proc/PID/maps
+// (mapped libraries, also " (deleted)" ones already replaced) and /proc/PID/fd (open files), as
+// needrestart and lsof do. A process that cannot be inspected is "unknown", never "free".
+#pragma once
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cudnn_install/error.hpp"
+
+namespace cudnn_install {
+
+struct FileId {
+  unsigned long long device = 0;  // st_dev
+  unsigned long long inode = 0;
+  bool operator==(const FileId&) const = default;
+};
+
+struct Holder {
+  long pid = 0;
+  std::string program;  // executable path, or the command name
+  std::string user;
+  std::string file;     // the target it holds
+  enum class How { Mapped, MappedDeleted, OpenFile };
+  How how = How::Mapped;
+};
+
+struct HolderScan {
+  std::vector<Holder> holders;
+  std::vector<long> unknown;  // PIDs whose maps or fds could not be read
+};
+
+struct WatchedFile {
+  std::string path;  // as the user knows it
+  FileId id;
+};
+
+class ProcessFinder {
+ public:
+  virtual ~ProcessFinder() = default;
+  virtual Result<HolderScan> find_holders(const std::vector<WatchedFile>& files) = 0;
+};
+
+std::unique_ptr<ProcessFinder> make_process_finder();
+// The identity of a file now, or nullopt when it is not there.
+std::optional<FileId> file_id(const std::filesystem::path& path);
+
+// One line of /proc/PID/maps: the device and inode it maps and its path (pure; unit-tested).
+struct MapsLine {
+  FileId id;
+  std::string path;
+  bool deleted = false;
+};
+std::optional<MapsLine> parse_maps_line(const std::string& line);
+
+std::string describe_holders(const HolderScan& scan);
+
+}  // namespace cudnn_install

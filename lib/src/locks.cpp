@@ -1,0 +1,45 @@
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <sstream>
+
+#include "cudnn_install/locks.hpp"
+
+namespace cudnn_install {
+
+// "7f...-7f... r-xp 00000000 08:01 1234567   /usr/lib/libcudnn.so.9.19.0 (deleted)"
+std::optional<MapsLine> parse_maps_line(const std::string& line) {
+  std::istringstream in(line);
+  std::string range, perms, offset, dev;
+  unsigned long long inode = 0;
+  if (!(in >> range >> perms >> offset >> dev >> inode) || inode == 0) return std::nullopt;
+  unsigned major = 0, minor = 0;
+  if (std::sscanf(dev.c_str(), "%x:%x", &major, &minor) != 2) return std::nullopt;
+  std::string path;
+  std::getline(in >> std::ws, path);
+  MapsLine m;
+  // Same encoding as the kernel's new_encode_dev() for st_dev.
+  m.id = {(static_cast<unsigned long long>(minor) & 0xff) | (static_cast<unsigned long long>(major) << 8) |
+              ((static_cast<unsigned long long>(minor) & ~0xffULL) << 12),
+          inode};
+  const std::string suffix = " (deleted)";
+  if (path.size() > suffix.size() && path.ends_with(suffix)) {
+    m.deleted = true;
+    path.resize(path.size() - suffix.size());
+  }
+  m.path = path;
+  return m;
+}
+
+std::string describe_holders(const HolderScan& scan) {
+  std::string out;
+  for (const auto& h : scan.holders)
+    out += fmt::format("  PID {:<7} {:<10} {}  {} {}\n", h.pid, h.user, h.program,
+                       h.how == Holder::How::OpenFile ? "has open" : "maps", h.file);
+  if (!scan.unknown.empty())
+    out += fmt::format("  {} process(es) could not be inspected (unknown, not free): run as root to see all\n",
+                       scan.unknown.size());
+  return out;
+}
+
+}  // namespace cudnn_install
