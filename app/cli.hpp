@@ -9,6 +9,7 @@
 
 #include "cudnn_install/error.hpp"
 #include "cudnn_install/filesystem.hpp"
+#include "cudnn_install/loader.hpp"
 #include "cudnn_install/locks.hpp"
 #include "cudnn_install/plan.hpp"
 #include "cudnn_install/state_lock.hpp"
@@ -49,6 +50,7 @@ struct Options {
   bool no_bench = false;
   bool replace_in_use = false;
   bool require_no_holders = false;
+  std::string loader_config = "auto";  // system | print | none | auto (system as root, else print)
   BenchFlags bench;
 };
 
@@ -69,6 +71,11 @@ int cmd_install(const Options& options);
 std::vector<WatchedFile> files_replaced(const Plan& plan, const std::filesystem::path& root);
 Result<void> check_holders(const std::vector<WatchedFile>& files, const Options& options);
 void report_still_running_old(const std::vector<WatchedFile>& files, const Options& options);
+// The Linux loader step (loader_cli.cpp).
+std::optional<LoaderChange> loader_change_for(const Toolkit& toolkit, const Options& options);
+std::vector<GeneratedFile> loader_files(const std::optional<LoaderChange>& change);
+void print_loader(const std::optional<LoaderChange>& change, const Toolkit& toolkit, int cudnn_major, const Options& options);
+void after_loader_change(bool changed, const Options& options);
 int cmd_rollback(const Options& options);
 int cmd_status(const Options& options);
 int cmd_verify(const Options& options);

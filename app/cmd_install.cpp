@@ -17,10 +17,18 @@
 namespace cudnn_install::cli {
 namespace {
 
-Result<Plan> plan_for(const ArchiveInfo& archive, const Toolkit& toolkit) {
+Result<Plan> plan_for(const ArchiveInfo& archive, const Toolkit& toolkit, const std::optional<LoaderChange>& loader) {
   auto tree = scan_tree(archive, toolkit);
   if (!tree) return std::unexpected(tree.error());
-  return make_plan(archive, toolkit, *tree, PlanOptions{});
+  PlanOptions options;
+  options.generated = loader_files(loader);
+  return make_plan(archive, toolkit, *tree, options);
+}
+
+bool changes_loader(const Plan& plan) {
+  for (const auto& s : plan.steps)
+    if (s.role == Role::LoaderConfig && s.action != Action::SkipIdentical) return true;
+  return false;
 }
 
 // The archive's sha256 against the manifest or the known-archives table; a mismatch refuses it.
@@ -106,17 +114,21 @@ int cmd_install(const Options& o) {
     if (has_pending_journal(toolkit->root))
       spdlog::warn("an interrupted transaction is pending in {}; the next real run will restore it first",
                    toolkit->root.string());
-    auto plan = plan_for(*archive, *toolkit);
+    auto loader = loader_change_for(*toolkit, o);
+    auto plan = plan_for(*archive, *toolkit, loader);
     if (!plan) return report_error(plan.error(), o);
     print_plan(*plan, *archive, *toolkit, *integrity, o);
+    print_loader(loader, *toolkit, archive->header_version.major, o);
     if (o.format == Format::Text) std::cout << "dry run: nothing was written.\n";
     return 0;
   }
   auto session = open_session(toolkit->root, o);
   if (!session) return report_error(session.error(), o);
-  auto plan = plan_for(*archive, *toolkit);
+  auto loader = loader_change_for(*toolkit, o);
+  auto plan = plan_for(*archive, *toolkit, loader);
   if (!plan) return report_error(plan.error(), o);
   print_plan(*plan, *archive, *toolkit, *integrity, o);
+  print_loader(loader, *toolkit, archive->header_version.major, o);
   if (!plan->changes_anything()) {
     if (o.format == Format::Text) std::cout << "\ncuDNN " << plan->cudnn_version << " is already installed here: nothing to do.\n";
     return 0;
@@ -125,7 +137,9 @@ int cmd_install(const Options& o) {
   if (auto ok = check_holders(replaced, o); !ok) return report_error(ok.error(), o);
   if (auto ok = confirm(o); !ok) return report_error(ok.error(), o);
   int rc = apply(*archive, *toolkit, *plan, integrity->sha256, o);
-  if (rc == 0 || rc == static_cast<int>(ExitCode::VerifyFailed)) report_still_running_old(replaced, o);
+  bool installed = rc == 0 || rc == static_cast<int>(ExitCode::VerifyFailed);
+  if (installed) report_still_running_old(replaced, o);
+  after_loader_change(installed && changes_loader(*plan), o);
   return rc;
 }
 

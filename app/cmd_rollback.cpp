@@ -15,6 +15,7 @@ int cmd_rollback(const Options& o) {
   if (!session) return report_error(session.error(), o);
   auto undone = rollback_last(*session->fs, toolkit->root);
   if (!undone) return report_error(undone.error(), o);
+  after_loader_change(!undone->outside_root.empty(), o);
   if (o.format == Format::Json)
     std::cout << nlohmann::json{{"schema", "cudnn-install/1"}, {"kind", "rollback"}, {"id", undone->id},
                                 {"archive", undone->archive}, {"cudnn_version", undone->cudnn_version}}

@@ -15,12 +15,14 @@ cache=build/demo-cache
 [ -f "$cache/redistrib_local.json" ] || rm -rf "$cache"
 archive=$(ls "$cache"/cudnn-linux-x86_64-*_cuda*-archive.tar.xz 2>/dev/null | head -1 || true)
 [ -n "$archive" ] || archive=$(scripts/make-test-archive.sh --full "$cache" | head -1 || true)
-extra=(--manifest "$(dirname "$archive")/redistrib_local.json")  # repacked here: NVIDIA's name, other bytes
+# Repacked here: NVIDIA's name with other bytes (hence the manifest); the loader configuration is
+# only printed, never written to this machine's /etc.
+extra=(--loader-config=print --manifest "$(dirname "$archive")/redistrib_local.json")
 if [ -z "$archive" ]; then
   echo "no real cuDNN on this machine: using the synthetic corpus archive (its libraries cannot be loaded: --no-verify)"
   python3 scripts/make-test-archives.py "$sandbox/corpus"
   archive=$sandbox/corpus/good/cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz
-  extra=(--no-verify --manifest "$sandbox/corpus/good/redistrib_local.json")
+  extra=(--loader-config=print --no-verify --manifest "$sandbox/corpus/good/redistrib_local.json")
 fi
 
 root=$sandbox/cuda-13.0

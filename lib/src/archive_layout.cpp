@@ -58,7 +58,8 @@ DestDir dest_of(Role role) {
     case Role::SharedLib:
     case Role::StaticLib: return DestDir::Lib;
     case Role::License:
-    case Role::Unknown: return DestDir::None;
+    case Role::Unknown:
+    case Role::LoaderConfig: return DestDir::None;
   }
   return DestDir::None;
 }
@@ -72,6 +73,7 @@ const char* to_string(Role role) {
     case Role::StaticLib: return "static-lib";
     case Role::License: return "license";
     case Role::Unknown: return "unknown";
+    case Role::LoaderConfig: return "loader-config";
   }
   return "?";
 }

@@ -30,7 +30,7 @@ bool identical(const Entry& e, const ExistingFile& old) {
 }
 
 Step step_for(const Entry& e, const std::string& target, const TreeState& tree) {
-  Step s{Action::Create, target, e.raw.name, e.role, e.raw.type, e.raw.size, e.raw.mode, e.raw.link_target, {}};
+  Step s{Action::Create, target, e.raw.name, e.role, e.raw.type, e.raw.size, e.raw.mode, e.raw.link_target, {}, {}};
   auto it = tree.targets.find(target);
   if (it == tree.targets.end()) return s;
   if (identical(e, it->second)) {
@@ -45,7 +45,7 @@ Step step_for(const Entry& e, const std::string& target, const TreeState& tree) 
 
 Step stale_step(const std::string& target, const ExistingFile& old, int new_major, const PlanOptions& options) {
   std::string file = target.substr(target.rfind('/') + 1);
-  Step s{Action::Remove, target, {}, classify(target), old.type, old.size, old.mode, old.link_target, {}};
+  Step s{Action::Remove, target, {}, classify(target), old.type, old.size, old.mode, old.link_target, {}, {}};
   auto major = cudnn_major_of(file);
   if (major && *major != new_major) {
     s.action = Action::KeepOther;
@@ -118,6 +118,12 @@ Result<Plan> make_plan(const ArchiveInfo& archive, const Toolkit& toolkit, const
   }
   for (const auto& [target, old] : tree.cudnn_files)
     if (!claimed.count(target)) plan.steps.push_back(stale_step(target, old, archive.header_version.major, options));
+  for (const auto& g : options.generated) {
+    Step s{Action::Create, g.target, {}, Role::LoaderConfig, EntryType::File, g.content.size(), 0644, {}, {}, g.content};
+    if (g.current) s.action = *g.current == g.content ? Action::SkipIdentical : Action::Overwrite;
+    if (s.action != Action::SkipIdentical) plan.bytes_to_write += s.size;
+    plan.steps.push_back(std::move(s));
+  }
   return plan;
 }
 

@@ -82,7 +82,9 @@ class Stager {
   Stager(FileSystem& fs, const fs::path& root, std::vector<Work>& work, const ApplyOptions& options)
       : fs_(fs), root_(root), options_(options) {
     for (auto& w : work)
-      if (w.step.kind == JournalStep::Kind::Place) {
+      if (w.step.kind == JournalStep::Kind::Place && w.planned->entry.empty()) {
+        generated_.push_back(&w);
+      } else if (w.step.kind == JournalStep::Kind::Place) {
         by_entry_[w.planned->entry] = &w;
         progress_.files_total++;
         progress_.bytes_total += w.planned->size;
@@ -90,6 +92,12 @@ class Stager {
   }
 
   Result<void> run(ArchiveReader& reader) {
+    for (const Work* w : generated_) {
+      auto file = fs_.create_new(root_ / w->step.temp, w->planned->mode);
+      if (!file) return std::unexpected(file.error());
+      if (auto r = (*file)->write(w->planned->content); !r) return r;
+      if (auto r = (*file)->sync_and_close(); !r) return r;
+    }
     auto r = reader.extract([&](const RawEntry& e) { return visit(e); });
     if (!r) return r;
     if (staged_ != by_entry_.size())
@@ -142,6 +150,7 @@ class Stager {
   const fs::path& root_;
   const ApplyOptions& options_;
   std::map<std::string, Work*> by_entry_;
+  std::vector<const Work*> generated_;  // files the tool writes itself
   std::unique_ptr<OutputFile> out_;
   uLong crc_ = 0;
   std::size_t staged_ = 0;

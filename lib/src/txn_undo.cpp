@@ -184,7 +184,10 @@ Result<std::vector<HistoryItem>> read_history(FileSystem& fs, const fs::path& ro
   for (const auto& id : *ids) {
     auto begin = committed_begin(fs, root, id);
     if (!begin) continue;
-    items.push_back({id, begin->operation, begin->archive, begin->cudnn_version, begin->time, begin->steps.size()});
+    HistoryItem item{id, begin->operation, begin->archive, begin->cudnn_version, begin->time, begin->steps.size(), {}};
+    for (const auto& s : begin->steps)
+      if (fs::path(s.target).is_absolute()) item.outside_root.push_back(s.target);
+    items.push_back(std::move(item));
   }
   return items;
 }

@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <stdlib.h>
 #include <fstream>
 #include <sstream>
 
@@ -74,6 +75,24 @@ namespace {
 // The library logs every file it writes (the install log); tests keep their output readable.
 const bool quiet_library_log = [] {
   spdlog::set_level(spdlog::level::err);
+  return true;
+}();
+
+// Never the machine's /etc: every test process (ctest runs one per test) gets a sandbox /etc
+// for the loader configuration, and a harmless ldconfig. Children inherit both.
+std::string sandbox_etc_dir;
+const bool sandbox_etc = [] {
+  std::string pattern = (fs::temp_directory_path() / "cudnn-install-test-etc-XXXXXX").string();
+  if (!mkdtemp(pattern.data())) return false;
+  sandbox_etc_dir = pattern;
+  fs::create_directories(fs::path(pattern) / "ld.so.conf.d");
+  std::ofstream(fs::path(pattern) / "ld.so.conf") << "include /etc/ld.so.conf.d/*.conf\n";
+  setenv("CUDNN_INSTALL_ETC", pattern.c_str(), 1);
+  setenv("CUDNN_INSTALL_LDCONFIG", "true", 1);
+  std::atexit([] {
+    std::error_code ec;
+    fs::remove_all(sandbox_etc_dir, ec);
+  });
   return true;
 }();
 }  // namespace

@@ -13,7 +13,7 @@
 namespace cudnn_install {
 
 // What an entry is for; decides where it goes in the toolkit.
-enum class Role { Header, Dll, ImportLib, SharedLib, StaticLib, License, Unknown };
+enum class Role { Header, Dll, ImportLib, SharedLib, StaticLib, License, Unknown, LoaderConfig };
 // The toolkit directory a role lands in (Toolkit maps these to real paths).
 enum class DestDir { Include, Bin, Lib, ImportLib, None };
 

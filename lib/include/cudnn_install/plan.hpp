@@ -45,6 +45,7 @@ struct Step {
   std::uint32_t mode = 0;
   std::string link_target;
   std::string reason;  // for Remove/KeepOther/Overwrite: why
+  std::string content; // generated files (Role::LoaderConfig): the bytes to write
 };
 
 struct Plan {
@@ -61,8 +62,16 @@ struct Plan {
   bool changes_anything() const;
 };
 
+// A file the tool writes itself (not from the archive), e.g. the ld.so.conf.d entry.
+struct GeneratedFile {
+  std::string target;                  // absolute path (outside the toolkit)
+  std::string content;
+  std::optional<std::string> current;  // what is there now
+};
+
 struct PlanOptions {
   enum class StaleFiles { Remove, Keep } stale = StaleFiles::Remove;
+  std::vector<GeneratedFile> generated;
 };
 
 Result<Plan> make_plan(const ArchiveInfo& archive, const Toolkit& toolkit, const TreeState& tree,

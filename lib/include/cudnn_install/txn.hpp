@@ -58,6 +58,7 @@ Result<Recovery> recover(FileSystem& fs, const std::filesystem::path& root);
 struct HistoryItem {
   std::string id, operation, archive, cudnn_version, time;
   std::size_t files = 0;
+  std::vector<std::string> outside_root;  // absolute targets (the loader configuration)
 };
 // Committed transactions, oldest first.
 Result<std::vector<HistoryItem>> read_history(FileSystem& fs, const std::filesystem::path& root);

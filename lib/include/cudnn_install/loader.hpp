@@ -1,0 +1,54 @@
+// Stage 6 (Linux): the dynamic loader's view. Is the toolkit's library directory searched
+// (ld.so.conf and its includes, the default directories)? Which other libcudnn.so.N would the
+// loader find first? And the change that makes it searched: a file in ld.so.conf.d (installed
+// by the transaction, so --rollback removes it) or an LD_LIBRARY_PATH line to print.
+#pragma once
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cudnn_install/toolkit.hpp"
+
+namespace cudnn_install {
+
+// Everything outside the process that the answers depend on; tests use a sandbox.
+struct LoaderEnv {
+  std::filesystem::path etc = "/etc";
+  std::vector<std::filesystem::path> default_dirs{"/lib", "/usr/lib", "/lib64", "/usr/lib64",
+                                                  "/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu"};
+  std::string ld_library_path;             // $LD_LIBRARY_PATH
+  std::optional<std::filesystem::path> conda_prefix, virtual_env;
+  std::string ldconfig = "ldconfig";       // the command run after the configuration changed
+};
+
+enum class LoaderMode { System, Print, Skip };
+
+// Directories from ld.so.conf, following "include" globs, in order.
+std::vector<std::filesystem::path> ld_so_conf_dirs(const LoaderEnv& env);
+bool loader_searches(const std::filesystem::path& dir, const LoaderEnv& env);
+
+struct LoaderChange {
+  LoaderMode mode = LoaderMode::Skip;
+  std::string conf_file;      // absolute: <etc>/ld.so.conf.d/cudnn-install-cuda-X.Y.conf
+  std::string conf_content;   // "<lib dir>\n"
+  std::string shell_line;     // for Print: the export line
+  std::string reason;         // why nothing is needed, or what is proposed
+};
+LoaderChange plan_loader_change(const Toolkit& toolkit, const LoaderEnv& env, LoaderMode mode);
+
+struct Shadow {
+  std::string path;     // another libcudnn.so.N
+  std::string version;  // from its symlink chain, when it says
+  std::string where;    // "LD_LIBRARY_PATH", "ld.so.conf", "system directory", "conda", "virtualenv"
+};
+// Copies of libcudnn.so.<major> the loader (or Python) finds before the toolkit's.
+std::vector<Shadow> find_shadowing(const Toolkit& toolkit, int major, const LoaderEnv& env);
+
+// Runs env.ldconfig so that the loader cache sees the change.
+Result<void> run_ldconfig(const LoaderEnv& env);
+
+// The real environment of this process.
+LoaderEnv system_loader_env();
+
+}  // namespace cudnn_install

@@ -1,0 +1,155 @@
+#include <glob.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <regex>
+#include <sstream>
+
+#include "cudnn_install/loader.hpp"
+#include "util.hpp"
+
+namespace fs = std::filesystem;
+
+namespace cudnn_install {
+namespace {
+
+std::string trim(const std::string& s) {
+  size_t b = s.find_first_not_of(" \t\r"), e = s.find_last_not_of(" \t\r");
+  return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
+}
+
+// "include" patterns are relative to /etc; in a sandbox they are rebased onto env.etc.
+fs::path rebase(const std::string& pattern, const LoaderEnv& env) {
+  fs::path p(pattern);
+  if (p.is_relative()) return env.etc / p;
+  std::string s = p.string();
+  return s.starts_with("/etc/") ? env.etc / s.substr(5) : p;
+}
+
+void read_conf(const fs::path& file, const LoaderEnv& env, std::vector<fs::path>& dirs, int depth) {
+  auto text = util::read_text_file(file);
+  if (!text || depth > 8) return;
+  std::istringstream in(*text);
+  for (std::string line; std::getline(in, line);) {
+    line = trim(line.substr(0, line.find('#')));
+    if (line.empty()) continue;
+    if (line.starts_with("include ")) {
+      glob_t g{};
+      if (::glob(rebase(trim(line.substr(8)), env).c_str(), 0, nullptr, &g) == 0)
+        for (size_t i = 0; i < g.gl_pathc; ++i) read_conf(g.gl_pathv[i], env, dirs, depth + 1);
+      ::globfree(&g);
+    } else {
+      dirs.emplace_back(line);
+    }
+  }
+}
+
+bool same_dir(const fs::path& a, const fs::path& b) {
+  std::error_code ea, eb;
+  fs::path ca = fs::weakly_canonical(a, ea), cb = fs::weakly_canonical(b, eb);
+  return !ea && !eb && ca == cb;
+}
+
+std::string chain_version(const fs::path& lib) {
+  std::error_code ec;
+  std::string real = fs::canonical(lib, ec).filename().string();
+  std::smatch m;
+  static const std::regex v(R"(\.so\.([0-9]+\.[0-9]+\.[0-9]+)$)");
+  return std::regex_search(real, m, v) ? m[1].str() : std::string();
+}
+
+void look_in(const fs::path& dir, const std::string& where, const std::string& name, const fs::path& ours,
+             std::vector<Shadow>& out) {
+  std::error_code ec;
+  if (same_dir(dir, ours) || !fs::exists(dir / name, ec)) return;
+  for (const auto& s : out)
+    if (same_dir(fs::path(s.path).parent_path(), dir)) return;
+  out.push_back({(dir / name).string(), chain_version(dir / name), where});
+}
+
+}  // namespace
+
+std::vector<fs::path> ld_so_conf_dirs(const LoaderEnv& env) {
+  std::vector<fs::path> dirs;
+  read_conf(env.etc / "ld.so.conf", env, dirs, 0);
+  return dirs;
+}
+
+bool loader_searches(const fs::path& dir, const LoaderEnv& env) {
+  for (const auto& d : ld_so_conf_dirs(env))
+    if (same_dir(d, dir)) return true;
+  for (const auto& d : env.default_dirs)
+    if (same_dir(d, dir)) return true;
+  return false;
+}
+
+LoaderChange plan_loader_change(const Toolkit& tk, const LoaderEnv& env, LoaderMode mode) {
+  LoaderChange c;
+  fs::path lib = tk.root / tk.lib_dir;
+  std::error_code ec;
+  fs::path real = fs::weakly_canonical(lib, ec);
+  if (mode == LoaderMode::Skip) {
+    c.reason = "loader configuration not changed (--no-path)";
+    return c;
+  }
+  if (loader_searches(lib, env)) {
+    c.reason = "the loader already searches " + lib.string();
+    return c;
+  }
+  c.mode = mode;
+  std::string version = std::to_string(tk.version.major) + "." + std::to_string(tk.version.minor);
+  c.conf_file = (env.etc / "ld.so.conf.d" / ("cudnn-install-cuda-" + version + ".conf")).string();
+  c.conf_content = (ec ? lib : real).string() + "\n";
+  c.shell_line = "export LD_LIBRARY_PATH=" + (ec ? lib : real).string() + "${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}";
+  c.reason = mode == LoaderMode::System ? "the loader does not search " + lib.string() + ": adding " + c.conf_file
+                                        : "the loader does not search " + lib.string() + "; add this to your shell profile:";
+  return c;
+}
+
+std::vector<Shadow> find_shadowing(const Toolkit& tk, int major, const LoaderEnv& env) {
+  std::string name = "libcudnn.so." + std::to_string(major);
+  fs::path ours = tk.root / tk.lib_dir;
+  std::vector<Shadow> out;
+  std::istringstream path(env.ld_library_path);
+  for (std::string dir; std::getline(path, dir, ':');)
+    if (!dir.empty()) {
+      if (same_dir(dir, ours)) break;  // ours comes first: the rest is shadowed by it
+      look_in(dir, "LD_LIBRARY_PATH", name, ours, out);
+    }
+  for (const auto& d : ld_so_conf_dirs(env)) look_in(d, "ld.so.conf", name, ours, out);
+  for (const auto& d : env.default_dirs) look_in(d, "system directory", name, ours, out);
+  if (env.conda_prefix) look_in(*env.conda_prefix / "lib", "conda environment", name, ours, out);
+  if (env.virtual_env) {
+    glob_t g{};
+    std::string pattern = (*env.virtual_env / "lib/python3*/site-packages/nvidia/cudnn/lib").string();
+    if (::glob(pattern.c_str(), 0, nullptr, &g) == 0)
+      for (size_t i = 0; i < g.gl_pathc; ++i) look_in(g.gl_pathv[i], "virtualenv (pip nvidia-cudnn)", name, ours, out);
+    ::globfree(&g);
+  }
+  return out;
+}
+
+Result<void> run_ldconfig(const LoaderEnv& env) {
+  int rc = std::system(env.ldconfig.c_str());
+  if (rc != 0)
+    return fail(ErrorCode::Io, "'" + env.ldconfig + "' failed (status " + std::to_string(rc) +
+                                   "): run it yourself so that the loader sees the change");
+  return {};
+}
+
+LoaderEnv system_loader_env() {
+  LoaderEnv env;
+  auto get = [](const char* name) -> std::optional<std::string> {
+    const char* v = std::getenv(name);
+    return v && *v ? std::optional<std::string>(v) : std::nullopt;
+  };
+  env.ld_library_path = get("LD_LIBRARY_PATH").value_or("");
+  if (auto v = get("CONDA_PREFIX")) env.conda_prefix = *v;
+  if (auto v = get("VIRTUAL_ENV")) env.virtual_env = *v;
+  // For packaging into a chroot and for tests: another /etc and another ldconfig.
+  if (auto v = get("CUDNN_INSTALL_ETC")) env.etc = *v;
+  if (auto v = get("CUDNN_INSTALL_LDCONFIG")) env.ldconfig = *v;
+  return env;
+}
+
+}  // namespace cudnn_install

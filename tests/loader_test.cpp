@@ -1,0 +1,113 @@
+// The loader configuration in a sandbox /etc: what is searched, what shadows, and the
+// ld.so.conf.d entry installed by the transaction and removed by --rollback.
+#include <gtest/gtest.h>
+
+#include "cudnn_install/loader.hpp"
+#include "support/sandbox.hpp"
+#include "support/txn_scenario.hpp"
+
+using namespace cudnn_install;
+using namespace cudnn_install::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+LoaderEnv sandbox_env(const fs::path& etc) {
+  LoaderEnv env;
+  env.etc = etc;
+  env.default_dirs = {etc / "none"};
+  return env;
+}
+
+Toolkit toolkit_at(const fs::path& root) {
+  Toolkit tk;
+  tk.root = root;
+  tk.version = {13, 0, std::nullopt};
+  tk.lib_dir = "lib";
+  return tk;
+}
+
+}  // namespace
+
+TEST(Loader, ReadsLdSoConfWithIncludes) {
+  TempDir dir;
+  write_file(dir.path() / "etc/ld.so.conf", "# comment\ninclude /etc/ld.so.conf.d/*.conf\n/opt/a\n");
+  write_file(dir.path() / "etc/ld.so.conf.d/one.conf", "/opt/b  # trailing\n\n");
+  write_file(dir.path() / "etc/ld.so.conf.d/two.conf", "include other.d/*.conf\n");
+  write_file(dir.path() / "etc/other.d/x.conf", "/opt/c\n");
+  auto dirs = ld_so_conf_dirs(sandbox_env(dir.path() / "etc"));
+  EXPECT_EQ(dirs, (std::vector<fs::path>{"/opt/b", "/opt/c", "/opt/a"}));
+}
+
+TEST(Loader, ProposesAConfEntryOnlyWhenNeeded) {
+  TempDir dir;
+  make_linux_toolkit(dir.path() / "cuda", 13000);
+  write_file(dir.path() / "etc/ld.so.conf", "include /etc/ld.so.conf.d/*.conf\n");
+  LoaderEnv env = sandbox_env(dir.path() / "etc");
+  auto change = plan_loader_change(toolkit_at(dir.path() / "cuda"), env, LoaderMode::System);
+  EXPECT_EQ(change.mode, LoaderMode::System);
+  EXPECT_EQ(change.conf_file, (dir.path() / "etc/ld.so.conf.d/cudnn-install-cuda-13.0.conf").string());
+  EXPECT_EQ(change.conf_content, fs::canonical(dir.path() / "cuda/lib").string() + "\n");
+  auto print = plan_loader_change(toolkit_at(dir.path() / "cuda"), env, LoaderMode::Print);
+  EXPECT_NE(print.shell_line.find("export LD_LIBRARY_PATH=" + fs::canonical(dir.path() / "cuda/lib").string()),
+            std::string::npos);
+  write_file(dir.path() / "etc/ld.so.conf.d/cuda.conf", (dir.path() / "cuda/lib64").string() + "\n");  // via the link
+  auto none = plan_loader_change(toolkit_at(dir.path() / "cuda"), env, LoaderMode::System);
+  EXPECT_EQ(none.mode, LoaderMode::Skip);
+  EXPECT_NE(none.reason.find("already searches"), std::string::npos);
+}
+
+TEST(Loader, FindsCopiesThatShadowTheToolkit) {
+  TempDir dir;
+  make_linux_toolkit(dir.path() / "cuda", 13000);
+  write_file(dir.path() / "cuda/lib/libcudnn.so.9", "ours");
+  write_file(dir.path() / "old/libcudnn.so.9.1.0", "old");
+  fs::create_symlink("libcudnn.so.9.1.0", dir.path() / "old/libcudnn.so.9");
+  write_file(dir.path() / "conda/lib/libcudnn.so.9", "conda");
+  write_file(dir.path() / "later/libcudnn.so.9", "after ours: shadowed by ours, not shadowing");
+  write_file(dir.path() / "etc/ld.so.conf", "");
+  LoaderEnv env = sandbox_env(dir.path() / "etc");
+  env.ld_library_path = (dir.path() / "old").string() + ":" + (dir.path() / "cuda/lib").string() + ":" +
+                        (dir.path() / "later").string();
+  env.conda_prefix = dir.path() / "conda";
+  auto shadows = find_shadowing(toolkit_at(dir.path() / "cuda"), 9, env);
+  ASSERT_EQ(shadows.size(), 2u);
+  EXPECT_EQ(shadows[0].path, (dir.path() / "old/libcudnn.so.9").string());
+  EXPECT_EQ(shadows[0].version, "9.1.0");
+  EXPECT_EQ(shadows[0].where, "LD_LIBRARY_PATH");
+  EXPECT_EQ(shadows[1].where, "conda environment");
+}
+
+TEST(Loader, InstallAddsTheConfEntryAndRollbackRemovesIt) {
+  TempDir dir;
+  fs::path root = dir.path() / "cuda-13.0", etc = dir.path() / "etc", calls = dir.path() / "ldconfig.calls";
+  make_tree_with_old_cudnn(root);
+  write_file(etc / "ld.so.conf", "include /etc/ld.so.conf.d/*.conf\n");
+  fs::create_directories(etc / "ld.so.conf.d");
+  std::string env = "CUDNN_INSTALL_ETC=" + etc.string() + " CUDNN_INSTALL_LDCONFIG='echo called >> " + calls.string() + "' ";
+  std::string archive = archive_args(corpus_archive("cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz"));
+  auto etc_before = snapshot(etc, "");
+  std::string out;
+  ASSERT_EQ(run_command(env + CLI_PATH + " --yes --no-verify --loader-config=system --cuda-root " + root.string() + " " + archive, &out), 0) << out;
+  fs::path conf = etc / "ld.so.conf.d/cudnn-install-cuda-13.0.conf";
+  EXPECT_EQ(read_file(conf), fs::canonical(root / "lib").string() + "\n");
+  EXPECT_EQ(read_file(calls), "called\n");
+  ASSERT_EQ(run_command(env + CLI_PATH + " --rollback --cuda-root " + root.string(), &out), 0) << out;
+  EXPECT_FALSE(fs::exists(conf));
+  EXPECT_EQ(read_file(calls), "called\ncalled\n");
+  fs::remove(calls);
+  EXPECT_EQ(diff(etc_before, snapshot(etc, "")), "");
+}
+
+TEST(Loader, PrintModeWritesNothingOutsideTheToolkit) {
+  TempDir dir;
+  fs::path root = dir.path() / "cuda-13.0", etc = dir.path() / "etc";
+  make_tree_with_old_cudnn(root);
+  write_file(etc / "ld.so.conf", "");
+  std::string out;
+  ASSERT_EQ(run_command("CUDNN_INSTALL_ETC=" + etc.string() + " " + CLI_PATH + " --yes --no-verify --loader-config=print --cuda-root " +
+                            root.string() + " " + archive_args(corpus_archive("cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz")), &out), 0)
+      << out;
+  EXPECT_NE(out.find("export LD_LIBRARY_PATH="), std::string::npos) << out;
+  EXPECT_FALSE(fs::exists(etc / "ld.so.conf.d"));
+}
