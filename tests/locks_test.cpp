@@ -35,9 +35,10 @@ class Child {
     close(out[1]);
     char buf[16] = {};
     ready_ = pid_ > 0 && read(out[0], buf, 5) == 5 && std::string(buf, 5) == "ready";
-    close(out[0]);
+    pipe_ = out[0];  // kept open: a child writing its newline late must not die of SIGPIPE
   }
   ~Child() {
+    close(pipe_);
     if (pid_ > 0) {
       kill(pid_, SIGKILL);
       waitpid(pid_, nullptr, 0);
@@ -48,6 +49,7 @@ class Child {
 
  private:
   pid_t pid_ = 0;
+  int pipe_ = -1;
   bool ready_ = false;
 };
 
