@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Install speed of cudnn-install against copying by hand, measured side by side in one run on
+# real-layout cuDNN archives packed from this machine's toolkit (scripts/make-test-archive.sh):
+# a small one and a full one (every sub-library), as Linux tar.xz and as a Windows-layout zip.
+# Each figure is the median of RUNS runs (default 3); ratios are against the baseline of the same run.
+# Usage: bench/install-speed.sh [RUNS]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+runs=${1:-3}
+cmake --preset release >/dev/null && cmake --build --preset release >/dev/null
+bin=$PWD/build/release/app/cudnn-install
+cache=$PWD/build/speed-cache
+for size in small full; do
+  [ -f "$cache/$size/redistrib_local.json" ] || scripts/make-test-archive.sh "--$size" --windows "$cache/$size" >/dev/null
+done
+work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+tree() {  # a fresh CUDA 13.0 tree of the given layout
+  rm -rf "$work/cuda"; mkdir -p "$work/cuda/include" "$work/cuda/lib"
+  echo "#define CUDA_VERSION 13000" > "$work/cuda/include/cuda.h"
+  if [ "$1" = windows ]; then mkdir -p "$work/cuda/bin/x64"; echo MZ > "$work/cuda/bin/x64/cudart64_13.dll"; else ln -s lib "$work/cuda/lib64"; fi
+  rm -rf "$work/unpack"; mkdir -p "$work/unpack"; sync
+}
+seconds() { local s e; s=$(date +%s.%N); "$@" >/dev/null 2>&1; e=$(date +%s.%N); echo "$e - $s" | bc; }
+median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+peak_kib() { /usr/bin/time -f %M "$@" 2>&1 >/dev/null | tail -1; }
+tool() { "$bin" --yes -q --no-verify --loader-config=none --manifest "$(dirname "$archive")/redistrib_local.json" --cuda-root "$work/cuda" "$@"; }
+
+baseline_tar() { tar -xJf "$archive" -C "$work/unpack" && cp -a "$work/unpack"/*/include/. "$work/cuda/include/" && cp -a "$work/unpack"/*/lib/. "$work/cuda/lib/"; }
+baseline_zip() { unzip -q "$archive" -d "$work/unpack" && cp -r "$work/unpack"/*/include/. "$work/cuda/include/" && cp -r "$work/unpack"/*/bin/x64/. "$work/cuda/bin/x64/" && mkdir -p "$work/cuda/lib/x64" && cp -r "$work/unpack"/*/lib/x64/. "$work/cuda/lib/x64/"; }
+
+measure() {  # layout archive baseline-function
+  local layout=$1 base=$3 b=() f=() r=() rb=() d=()
+  archive=$2
+  for _ in $(seq "$runs"); do
+    tree "$layout"; b+=("$(seconds "$base")")
+    tree "$layout"; f+=("$(seconds tool "$archive")")
+    r+=("$(seconds tool "$archive")")           # identical reinstall
+    rb+=("$(seconds tool --rollback)")
+    d+=("$(seconds tool --dry-run "$archive")")
+  done
+  tree "$layout"; local mem; mem=$(peak_kib "$bin" --yes -q --no-verify --loader-config=none --manifest "$(dirname "$archive")/redistrib_local.json" --cuda-root "$work/cuda" "$archive")
+  local B F R RB D
+  B=$(printf '%s\n' "${b[@]}" | median); F=$(printf '%s\n' "${f[@]}" | median); R=$(printf '%s\n' "${r[@]}" | median)
+  RB=$(printf '%s\n' "${rb[@]}" | median); D=$(printf '%s\n' "${d[@]}" | median)
+  local mb; mb=$(du -sm "$work/unpack" | cut -f1)
+  printf "| %-40s | %6s MB | %7.2f s | %7.2f s (%.2fx) | %6.2f s (%.2fx of install) | %6.2f s (%.2fx of install) | %6.2f s | %4d MiB |\n" \
+    "$(basename "$archive")" "$mb" "$B" "$F" "$(echo "$F / $B" | bc -l)" "$R" "$(echo "$R / $F" | bc -l)" \
+    "$RB" "$(echo "$RB / $F" | bc -l)" "$D" "$((mem / 1024))"
+}
+
+echo "| archive | unpacked | baseline (tar+cp / unzip+cp) | first install (ratio) | identical reinstall | rollback | dry-run | peak RSS |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|"
+for size in small full; do
+  measure linux "$(ls "$cache/$size"/cudnn-linux-*.tar.xz)" baseline_tar
+  measure windows "$(ls "$cache/$size"/cudnn-windows-*.zip)" baseline_zip
+done
