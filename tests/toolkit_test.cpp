@@ -149,3 +149,35 @@ TEST(Toolkit, NoToolkitAtAllSaysWhereItLooked) {
   ASSERT_FALSE(tk);
   EXPECT_NE(tk.error().message.find("no CUDA toolkit found"), std::string::npos);
 }
+
+TEST(Toolkit, DistributionPackageLayoutUsesTheTripletDirectory) {
+  TempDir dir;  // like nvidia-cuda-toolkit in /usr
+  write_file(dir.path() / "include/cuda.h", "#define CUDA_VERSION 12040\n");
+  write_file(dir.path() / "lib/x86_64-linux-gnu/libcudart.so.12", "cudart");
+  write_file(dir.path() / "lib/python3/dist-packages/x.py", "");
+  auto tk = probe_toolkit(dir.path(), "nvcc on PATH", search_with({}));
+  ASSERT_TRUE(tk) << tk.error().message;
+  EXPECT_EQ(tk->lib_dir, "lib/x86_64-linux-gnu");
+}
+
+TEST(Toolkit, SbsaTargetsLayout) {
+  TempDir dir;
+  write_file(dir.path() / "targets/sbsa-linux/include/cuda.h", "#define CUDA_VERSION 13000\n");
+  write_file(dir.path() / "targets/sbsa-linux/lib/libcudart.so.13", "cudart");
+  fs::create_directory_symlink("targets/sbsa-linux/include", dir.path() / "include");
+  fs::create_directory_symlink("targets/sbsa-linux/lib", dir.path() / "lib64");
+  auto tk = probe_toolkit(dir.path(), "x", search_with({}));
+  ASSERT_TRUE(tk) << tk.error().message;
+  EXPECT_EQ(tk->lib_dir, "targets/sbsa-linux/lib");
+  EXPECT_EQ(tk->include_dir, "targets/sbsa-linux/include");
+}
+
+TEST(Toolkit, UsrLocalCudaSymlinkIsFollowedNotReplaced) {
+  TempDir dir;
+  make_linux_toolkit(dir.path() / "cuda-13.0", 13000);
+  fs::create_directory_symlink("cuda-13.0", dir.path() / "cuda");
+  auto all = find_toolkits(search_with({}, {dir.path() / "cuda", dir.path() / "cuda-13.0"}));
+  ASSERT_EQ(all.size(), 1u);  // the link and its target are one toolkit
+  EXPECT_EQ(all[0].root, dir.path() / "cuda");
+  EXPECT_EQ(all[0].lib_dir, "lib");
+}

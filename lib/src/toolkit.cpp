@@ -51,6 +51,20 @@ fs::path resolve_inside(const fs::path& root, const fs::path& rel) {
   return inside;
 }
 
+// Where the runtime lives is where cuDNN belongs: lib64 / lib (toolkits from NVIDIA's installers),
+// lib/<triplet> (distribution packages such as nvidia-cuda-toolkit in /usr), targets/<arch>/lib.
+fs::path linux_lib_dir(const fs::path& root) {
+  static const std::regex cudart(R"(libcudart\.so.*)");
+  const char* candidates[] = {"lib64", "lib", "lib/x86_64-linux-gnu", "lib/aarch64-linux-gnu", "targets/x86_64-linux/lib",
+                              "targets/sbsa-linux/lib", "targets/aarch64-linux/lib"};
+  for (const char* c : candidates)
+    if (has_file_matching(root / c, cudart)) return c;
+  std::error_code ec;
+  for (const char* c : candidates)
+    if (fs::is_directory(root / c, ec)) return c;
+  return "lib64";
+}
+
 void fill_layout(Toolkit& tk) {
   static const std::regex cudart_dll(R"(cudart64_[0-9]+\.dll)", std::regex::icase);
   std::error_code ec;
@@ -65,10 +79,7 @@ void fill_layout(Toolkit& tk) {
     return;
   }
   tk.os = TargetOs::Linux;
-  fs::path lib = "lib64";
-  for (const char* candidate : {"lib64", "lib", "targets/x86_64-linux/lib", "targets/sbsa-linux/lib"})
-    if (fs::is_directory(tk.root / candidate, ec)) { lib = candidate; break; }
-  tk.lib_dir = resolve_inside(tk.root, lib);
+  tk.lib_dir = resolve_inside(tk.root, linux_lib_dir(tk.root));
   tk.import_lib_dir = tk.lib_dir;
 }
 
