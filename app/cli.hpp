@@ -50,6 +50,7 @@ struct Options {
   bool no_bench = false;
   bool replace_in_use = false;
   bool require_no_holders = false;
+  bool force = false;  // uninstall: also files cudnn-install did not install
   std::string loader_config = "auto";  // system | print | none | auto (system as root, else print)
   BenchFlags bench;
 };
@@ -77,6 +78,9 @@ std::vector<GeneratedFile> loader_files(const std::optional<LoaderChange>& chang
 void print_loader(const std::optional<LoaderChange>& change, const Toolkit& toolkit, int cudnn_major, const Options& options);
 void after_loader_change(bool changed, const Options& options);
 int cmd_rollback(const Options& options);
+int cmd_uninstall(const Options& options);
+// Asks on a terminal unless --yes; refuses without a terminal.
+Result<void> confirm(const Options& options);
 int cmd_status(const Options& options);
 int cmd_verify(const Options& options);
 int cmd_probe(const std::filesystem::path& library);

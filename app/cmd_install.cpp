@@ -67,6 +67,8 @@ void print_plan(const Plan& plan, const ArchiveInfo& archive, const Toolkit& too
   }
 }
 
+}  // namespace
+
 Result<void> confirm(const Options& o) {
   if (o.confirm == Confirm::AssumeYes) return {};
   if (!::isatty(0))
@@ -77,6 +79,8 @@ Result<void> confirm(const Options& o) {
   if (answer == "y" || answer == "Y" || answer == "yes") return {};
   return fail(ErrorCode::Usage, "cancelled; nothing was changed");
 }
+
+namespace {
 
 int apply(const ArchiveInfo& archive, const Toolkit& toolkit, const Plan& plan, const std::string& sha256,
           const Options& o) {

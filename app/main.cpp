@@ -61,9 +61,11 @@ int main(int argc, char** argv) {
       {"verify", "check the installed cuDNN: header, libraries, sub-libraries, load it in a child process"},
       {"bench", "GPU convolution benchmark of the installed cuDNN, every result checked against a CPU reference"},
       {"status", "toolkits, their cuDNN, and this tool's transactions"},
-      {"uninstall", "remove what cudnn-install installed (not available in this build yet)"}};
+      {"uninstall", "undo what cudnn-install installed, restoring what it replaced (--force: also cuDNN it did not install)"}};
   for (const auto& [name, help] : commands) add_common(*app.add_subcommand(name, help), o, json, quiet, verbose);
   add_bench_options(*app.get_subcommand("bench"), o.bench);
+  app.get_subcommand("uninstall")->add_flag("--force", o.force, "also remove cuDNN files cudnn-install did not install");
+  app.get_subcommand("uninstall")->add_flag("-y,--yes", yes, "do not ask for confirmation");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -78,6 +80,7 @@ int main(int argc, char** argv) {
     if (sub->get_name() == "status") return cmd_status(o);
     if (sub->get_name() == "verify") return cmd_verify(o);
     if (sub->get_name() == "bench") return cmd_bench(o);
+    if (sub->get_name() == "uninstall") return cmd_uninstall(o);
     std::cerr << "cudnn-install: '" << sub->get_name() << "' is not available in this build yet\n";
     return 1;
   }

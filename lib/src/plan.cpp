@@ -127,6 +127,17 @@ Result<Plan> make_plan(const ArchiveInfo& archive, const Toolkit& toolkit, const
   return plan;
 }
 
+Plan removal_plan(const Toolkit& toolkit, const std::map<std::string, ExistingFile>& files) {
+  Plan plan;
+  plan.toolkit_root = toolkit.root.string();
+  plan.archive_name = "(uninstall --force)";
+  plan.cuda_version = toolkit.version.to_string();
+  for (const auto& [target, old] : files)
+    plan.steps.push_back({Action::Remove, target, {}, classify(target), old.type, old.size, old.mode, old.link_target,
+                          "not installed by cudnn-install; removed because of --force", {}});
+  return plan;
+}
+
 const char* to_string(Action a) {
   switch (a) {
     case Action::Create: return "create";

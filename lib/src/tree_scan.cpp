@@ -90,4 +90,18 @@ Result<TreeState> scan_tree(const ArchiveInfo& archive, const Toolkit& toolkit) 
   return tree;
 }
 
+std::map<std::string, ExistingFile> cudnn_files_in(const Toolkit& toolkit) {
+  std::map<std::string, ExistingFile> files;
+  std::set<fs::path> dirs{toolkit.include_dir, toolkit.lib_dir, toolkit.import_lib_dir};
+  if (toolkit.os == TargetOs::Windows) dirs.insert(toolkit.bin_dir);
+  for (const auto& dir : dirs) {
+    std::error_code ec;
+    for (fs::directory_iterator it(toolkit.root / dir, ec), end; !ec && it != end; it.increment(ec))
+      if (is_cudnn_file(it->path().filename().string()))
+        if (auto f = look(it->path()); f && f->type != EntryType::Directory)
+          files[(dir / it->path().filename()).generic_string()] = *f;
+  }
+  return files;
+}
+
 }  // namespace cudnn_install

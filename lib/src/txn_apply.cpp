@@ -55,7 +55,7 @@ BeginRecord make_begin(const Plan& plan, const std::vector<Work>& work, const st
                        const ApplyOptions& options) {
   BeginRecord b;
   b.id = id;
-  b.operation = "install";
+  b.operation = options.operation;
   b.archive = plan.archive_name;
   b.sha256 = options.sha256;
   b.cudnn_version = plan.cudnn_version;
@@ -91,14 +91,17 @@ class Stager {
       }
   }
 
-  Result<void> run(ArchiveReader& reader) {
+  Result<void> run(const ArchiveInfo& archive) {
     for (const Work* w : generated_) {
       auto file = fs_.create_new(root_ / w->step.temp, w->planned->mode);
       if (!file) return std::unexpected(file.error());
       if (auto r = (*file)->write(w->planned->content); !r) return r;
       if (auto r = (*file)->sync_and_close(); !r) return r;
     }
-    auto r = reader.extract([&](const RawEntry& e) { return visit(e); });
+    if (by_entry_.empty()) return {};  // nothing from the archive (uninstall, loader-only changes)
+    auto reader = open_archive(archive.path, archive.container);
+    if (!reader) return std::unexpected(reader.error());
+    auto r = (*reader)->extract([&](const RawEntry& e) { return visit(e); });
     if (!r) return r;
     if (staged_ != by_entry_.size())
       return fail(ErrorCode::BadArchive, "the archive changed while it was being installed; run again");
@@ -183,9 +186,7 @@ Result<void> run_phases(FileSystem& fs, const fs::path& root, const ArchiveInfo&
   fs::path backups = root / txn_paths::backup_dir(begin.id);
   if (auto r = fs.make_dir(backups); !r) return r;
   if (auto r = make_dirs(fs, root, begin.dirs_created); !r) return r;
-  auto reader = open_archive(archive.path, archive.container);
-  if (!reader) return std::unexpected(reader.error());
-  if (auto r = Stager(fs, root, work, options).run(**reader); !r) return r;
+  if (auto r = Stager(fs, root, work, options).run(archive); !r) return r;
   auto dirs = parent_dirs(root, work);
   if (auto r = sync_all(fs, dirs); !r) return r;
   if (auto r = fs.append_durable(txn_paths::journal(root), marker_record("staged")); !r) return r;

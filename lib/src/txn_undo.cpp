@@ -210,4 +210,16 @@ Result<HistoryItem> rollback_last(FileSystem& fs, const fs::path& root) {
   return last;
 }
 
+Result<std::vector<HistoryItem>> uninstall_all(FileSystem& fs, const fs::path& root) {
+  std::vector<HistoryItem> undone;
+  while (true) {
+    auto items = read_history(fs, root);
+    if (!items) return std::unexpected(items.error());
+    if (items->empty()) return undone;
+    auto item = rollback_last(fs, root);
+    if (!item) return std::unexpected(item.error());
+    undone.push_back(*item);
+  }
+}
+
 }  // namespace cudnn_install

@@ -85,6 +85,11 @@ std::optional<int> cudnn_major_of(const std::string& file_name);
 // I/O: reads the current state of every target and cudnn* file in the target directories.
 Result<TreeState> scan_tree(const ArchiveInfo& archive, const Toolkit& toolkit);
 
+// Every cudnn* file in the toolkit's header and library directories (root-relative), with what it is.
+std::map<std::string, ExistingFile> cudnn_files_in(const Toolkit& toolkit);
+// A plan that removes these files (uninstall --force): each is backed up, --rollback restores it.
+Plan removal_plan(const Toolkit& toolkit, const std::map<std::string, ExistingFile>& files);
+
 const char* to_string(Action a);
 
 }  // namespace cudnn_install

@@ -31,6 +31,7 @@ struct Progress {
 using ProgressFn = std::function<void(const Progress&)>;
 
 struct ApplyOptions {
+  std::string operation = "install";  // recorded in the journal and shown by status
   std::string sha256;   // of the archive, recorded in the journal
   ProgressFn progress;  // may be empty
 };
@@ -69,6 +70,10 @@ Result<HistoryItem> rollback_last(FileSystem& fs, const std::filesystem::path& r
 // Undoes the steps of one transaction, newest first. Idempotent: it looks at what is on disk,
 // so running it again after a crash half-way through finishes the job.
 Result<void> undo_steps(FileSystem& fs, const std::filesystem::path& root, const BeginRecord& begin);
+
+// Undoes every committed transaction, newest first: what cudnn-install installed is removed and
+// what it replaced is restored. Each undo is journalled like --rollback. Returns what was undone.
+Result<std::vector<HistoryItem>> uninstall_all(FileSystem& fs, const std::filesystem::path& root);
 
 std::filesystem::path state_dir(const std::filesystem::path& root);
 bool has_pending_journal(const std::filesystem::path& root);

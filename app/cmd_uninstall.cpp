@@ -1,0 +1,55 @@
+// `cudnn-install uninstall`: undo what this tool installed (restoring what it replaced); cuDNN
+// files it did not install are left alone unless --force, which removes them in a transaction too.
+#include <iostream>
+
+#include "cli.hpp"
+#include "cudnn_install/plan.hpp"
+#include "cudnn_install/toolkit.hpp"
+#include "cudnn_install/txn.hpp"
+
+namespace cudnn_install::cli {
+namespace {
+
+int remove_found_in_place(const Toolkit& tk, Session& session, const std::map<std::string, ExistingFile>& left,
+                          const Options& o) {
+  Plan plan = removal_plan(tk, left);
+  ApplyOptions options;
+  options.operation = "uninstall";
+  auto outcome = apply_plan(*session.fs, tk.root, ArchiveInfo{}, plan, options);
+  if (!outcome) return report_error(outcome.error(), o);
+  if (o.verbosity != Verbosity::Quiet)
+    std::cout << "removed " << outcome->files_removed << " cuDNN files not installed by cudnn-install (transaction "
+              << outcome->id << "; --rollback restores them).\n";
+  return 0;
+}
+
+}  // namespace
+
+int cmd_uninstall(const Options& o) {
+  auto toolkit = choose_toolkit(system_toolkit_search(o.cuda_root), std::nullopt);
+  if (!toolkit) return report_error(toolkit.error(), o);
+  auto session = open_session(toolkit->root, o);
+  if (!session) return report_error(session.error(), o);
+  auto history = read_history(*session->fs, toolkit->root);
+  if (!history) return report_error(history.error(), o);
+  if (history->empty() && cudnn_files_in(*toolkit).empty())
+    return report_error(Error{ErrorCode::NothingToUndo, "there is no cuDNN in " + toolkit->root.string(), {}}, o);
+  if (auto ok = confirm(o); !ok) return report_error(ok.error(), o);
+  auto undone = uninstall_all(*session->fs, toolkit->root);
+  if (!undone) return report_error(undone.error(), o);
+  for (const auto& u : *undone)
+    if (o.verbosity != Verbosity::Quiet)
+      std::cout << "undone: " << u.operation << " of cuDNN " << u.cudnn_version << " from " << u.archive << " (" << u.id << ")\n";
+  bool loader_changed = false;
+  for (const auto& u : *undone) loader_changed |= !u.outside_root.empty();
+  after_loader_change(loader_changed, o);
+  auto left = cudnn_files_in(*toolkit);
+  if (left.empty()) return 0;
+  if (o.force) return remove_found_in_place(*toolkit, *session, left, o);
+  std::cout << "left in place: " << left.size() << " cuDNN files that cudnn-install did not install:\n";
+  for (const auto& [path, file] : left) std::cout << "  " << path << "\n";
+  std::cout << "pass --force to remove them too (journalled: --rollback restores them).\n";
+  return 0;
+}
+
+}  // namespace cudnn_install::cli
