@@ -66,6 +66,13 @@ struct Session {
   std::unique_ptr<FileSystem> fs;
 };
 Result<Session> open_session(const std::filesystem::path& root, const Options& options);
+// The toolkit of --cuda-root (or the only one detected) with its session open: what the commands
+// that change an existing installation (--rollback, uninstall) start with.
+struct ToolkitSession {
+  Toolkit toolkit;
+  Session session;
+};
+Result<ToolkitSession> open_toolkit_session(const Options& options);
 
 int cmd_install(const Options& options);
 // Processes holding files the plan replaces: warn (or refuse with --require-no-holders).

@@ -9,11 +9,10 @@
 namespace cudnn_install::cli {
 
 int cmd_rollback(const Options& o) {
-  auto toolkit = choose_toolkit(system_toolkit_search(o.cuda_root), std::nullopt);
-  if (!toolkit) return report_error(toolkit.error(), o);
-  auto session = open_session(toolkit->root, o);
-  if (!session) return report_error(session.error(), o);
-  auto undone = rollback_last(*session->fs, toolkit->root);
+  auto opened = open_toolkit_session(o);
+  if (!opened) return report_error(opened.error(), o);
+  const Toolkit* toolkit = &opened->toolkit;
+  auto undone = rollback_last(*opened->session.fs, toolkit->root);
   if (!undone) return report_error(undone.error(), o);
   after_loader_change(!undone->outside_root.empty(), o);
   if (o.format == Format::Json)

@@ -26,10 +26,10 @@ int remove_found_in_place(const Toolkit& tk, Session& session, const std::map<st
 }  // namespace
 
 int cmd_uninstall(const Options& o) {
-  auto toolkit = choose_toolkit(system_toolkit_search(o.cuda_root), std::nullopt);
-  if (!toolkit) return report_error(toolkit.error(), o);
-  auto session = open_session(toolkit->root, o);
-  if (!session) return report_error(session.error(), o);
+  auto opened = open_toolkit_session(o);
+  if (!opened) return report_error(opened.error(), o);
+  const Toolkit* toolkit = &opened->toolkit;
+  Session* session = &opened->session;
   auto history = read_history(*session->fs, toolkit->root);
   if (!history) return report_error(history.error(), o);
   if (history->empty() && cudnn_files_in(*toolkit).empty())

@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "cli.hpp"
+#include "cudnn_install/toolkit.hpp"
 #include "cudnn_install/txn.hpp"
 
 namespace cudnn_install::cli {
@@ -44,6 +45,14 @@ Result<Session> open_session(const std::filesystem::path& root, const Options& o
   if (!recovered) return std::unexpected(recovered.error());
   say_recovered(*recovered, o);
   return session;
+}
+
+Result<ToolkitSession> open_toolkit_session(const Options& o) {
+  auto toolkit = choose_toolkit(system_toolkit_search(o.cuda_root), std::nullopt);
+  if (!toolkit) return std::unexpected(toolkit.error());
+  auto session = open_session(toolkit->root, o);
+  if (!session) return std::unexpected(session.error());
+  return ToolkitSession{std::move(*toolkit), std::move(*session)};
 }
 
 }  // namespace cudnn_install::cli

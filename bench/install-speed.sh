@@ -31,8 +31,10 @@ baseline_zip() { unzip -q "$archive" -d "$work/unpack" && cp -r "$work/unpack"/*
 measure() {  # layout archive baseline-function
   local layout=$1 base=$3 b=() f=() r=() rb=() d=()
   archive=$2
+  local mb=""
   for _ in $(seq "$runs"); do
     tree "$layout"; b+=("$(seconds "$base")")
+    [ -n "$mb" ] || mb=$(du -sm "$work/unpack" | cut -f1)
     tree "$layout"; f+=("$(seconds tool "$archive")")
     r+=("$(seconds tool "$archive")")           # identical reinstall
     rb+=("$(seconds tool --rollback)")
@@ -42,7 +44,6 @@ measure() {  # layout archive baseline-function
   local B F R RB D
   B=$(printf '%s\n' "${b[@]}" | median); F=$(printf '%s\n' "${f[@]}" | median); R=$(printf '%s\n' "${r[@]}" | median)
   RB=$(printf '%s\n' "${rb[@]}" | median); D=$(printf '%s\n' "${d[@]}" | median)
-  local mb; mb=$(du -sm "$work/unpack" | cut -f1)
   printf "| %-40s | %6s MB | %7.2f s | %7.2f s (%.2fx) | %6.2f s (%.2fx of install) | %6.2f s (%.2fx of install) | %6.2f s | %4d MiB |\n" \
     "$(basename "$archive")" "$mb" "$B" "$F" "$(echo "$F / $B" | bc -l)" "$R" "$(echo "$R / $F" | bc -l)" \
     "$RB" "$(echo "$RB / $F" | bc -l)" "$D" "$((mem / 1024))"

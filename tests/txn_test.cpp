@@ -254,10 +254,9 @@ TEST(Txn, OnlyTheLastTransactionsKeepBackups) {
   fs::path root = dir.path() / "cuda";
   make_tree_with_old_cudnn(root);
   auto fs = make_real_filesystem();
-  const char* archives[] = {"cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz"};
   for (int i = 0; i < 5; ++i) {
     write_file(root / "include/cudnn.h", "changed " + std::to_string(i));  // so every install changes something
-    auto p = prepare(root, corpus_archive(archives[0]));
+    auto p = prepare(root, corpus_archive(kArchive));
     ASSERT_TRUE(apply_plan(*fs, root, p.archive, p.plan, {}));
   }
   auto history = read_history(*fs, root);
