@@ -86,6 +86,7 @@ void print_loader(const std::optional<LoaderChange>& change, const Toolkit& tool
 void after_loader_change(bool changed, const Options& options);
 int cmd_rollback(const Options& options);
 int cmd_uninstall(const Options& options);
+int cmd_doctor(const Options& options);
 // Asks on a terminal unless --yes; refuses without a terminal.
 Result<void> confirm(const Options& options);
 int cmd_status(const Options& options);

@@ -57,7 +57,7 @@ int main(int argc, char** argv) {
   app.add_flag("--require-no-holders", o.require_no_holders,
                "Linux: refuse to install while a process uses a file it would replace (default: warn)");
   const std::pair<const char*, const char*> commands[] = {
-      {"doctor", "diagnose the cuDNN setup (not available in this build yet)"},
+      {"doctor", "diagnose the cuDNN setup: shadowing copies, missing or mixed libraries, driver, loader, build variables"},
       {"verify", "check the installed cuDNN: header, libraries, sub-libraries, load it in a child process"},
       {"bench", "GPU convolution benchmark of the installed cuDNN, every result checked against a CPU reference"},
       {"status", "toolkits, their cuDNN, and this tool's transactions"},
@@ -81,8 +81,7 @@ int main(int argc, char** argv) {
     if (sub->get_name() == "verify") return cmd_verify(o);
     if (sub->get_name() == "bench") return cmd_bench(o);
     if (sub->get_name() == "uninstall") return cmd_uninstall(o);
-    std::cerr << "cudnn-install: '" << sub->get_name() << "' is not available in this build yet\n";
-    return 1;
+    if (sub->get_name() == "doctor") return cmd_doctor(o);
   }
   if (rollback) return cmd_rollback(o);
   if (o.archive.empty()) {

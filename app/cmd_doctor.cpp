@@ -1,0 +1,45 @@
+// `cudnn-install doctor`: gathers the evidence (verify, loader, shadowing copies) and prints findings.
+#include <iostream>
+
+#include "cli.hpp"
+#include "cudnn_install/doctor.hpp"
+#include "cudnn_install/plan.hpp"
+
+namespace cudnn_install::cli {
+namespace {
+
+DoctorInputs gather(const Toolkit& tk, VerifyReport report) {
+  DoctorInputs in;
+  in.toolkit = tk;
+  int major = std::stoi(report.header_version);
+  in.verify = std::move(report);
+  LoaderEnv env = system_loader_env();
+  in.shadows = find_shadowing(tk, major, env);
+  in.loader_searches_lib = loader_searches(tk.root / tk.lib_dir, env);
+  for (const auto& [path, file] : cudnn_files_in(tk)) {
+    auto m = cudnn_major_of(std::filesystem::path(path).filename().string());
+    if (m && *m != major) in.other_majors.push_back(path);
+  }
+  std::error_code ec;
+  in.has_dev_symlink = tk.os != TargetOs::Linux || std::filesystem::exists(tk.root / tk.lib_dir / "libcudnn.so", ec);
+  return in;
+}
+
+}  // namespace
+
+int cmd_doctor(const Options& o) {
+  auto toolkit = choose_toolkit(system_toolkit_search(o.cuda_root), std::nullopt);
+  if (!toolkit) return report_error(toolkit.error(), o);
+  VerifyOptions options;
+  options.self_exe = current_executable();
+  auto report = verify_install(*toolkit, options);
+  if (!report) return report_error(report.error(), o);
+  auto findings = run_doctor(gather(*toolkit, *report));
+  if (o.format == Format::Json) std::cout << doctor_to_json(findings, *toolkit).dump(2) << "\n";
+  else std::cout << render_doctor_text(findings, *toolkit);
+  for (const auto& f : findings)
+    if (f.severity == Severity::Error) return static_cast<int>(ExitCode::VerifyFailed);
+  return 0;
+}
+
+}  // namespace cudnn_install::cli

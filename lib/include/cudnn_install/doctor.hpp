@@ -1,0 +1,44 @@
+// doctor: what is wrong with a cuDNN setup and how to fix it. Each finding has a severity, the
+// evidence (paths, versions) and the fix. run_doctor is pure over its inputs (gathered by the CLI).
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cudnn_install/loader.hpp"
+#include "cudnn_install/toolkit.hpp"
+#include "cudnn_install/verify.hpp"
+
+namespace cudnn_install {
+
+enum class Severity { Info, Warning, Error };
+
+struct Finding {
+  std::string check;  // stable id: "shadowing", "mixed-versions", "missing-sublibrary", ...
+  Severity severity = Severity::Info;
+  std::string summary;
+  std::vector<std::string> evidence;
+  std::string fix;
+};
+
+struct DoctorInputs {
+  Toolkit toolkit;
+  VerifyReport verify;                   // static checks and the runtime probe
+  std::vector<Shadow> shadows;           // other libcudnn copies found first
+  bool loader_searches_lib = true;
+  std::vector<std::string> other_majors; // cudnn files of another major in the library directory
+  bool has_dev_symlink = true;           // libcudnn.so (what -lcudnn links against)
+};
+
+std::vector<Finding> run_doctor(const DoctorInputs& inputs);
+
+// Minimum Linux driver for a CUDA major (CUDA's release notes), nullopt when unknown.
+std::optional<std::string> minimum_linux_driver(int cuda_major);
+
+const char* to_string(Severity s);
+nlohmann::json doctor_to_json(const std::vector<Finding>& findings, const Toolkit& toolkit);
+std::string render_doctor_text(const std::vector<Finding>& findings, const Toolkit& toolkit);
+
+}  // namespace cudnn_install

@@ -1,0 +1,132 @@
+#include "cudnn_install/doctor.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "cudnn_install/report.hpp"
+
+namespace cudnn_install {
+namespace {
+
+void check_shadowing(const DoctorInputs& in, std::vector<Finding>& out) {
+  for (const auto& s : in.shadows)
+    out.push_back({"shadowing", Severity::Warning,
+                   fmt::format("another libcudnn is found before the toolkit's: {}{}", s.path,
+                               s.version.empty() ? "" : " (cuDNN " + s.version + ")"),
+                   {"found through the " + s.where, "the toolkit's copy: " + (in.toolkit.root / in.toolkit.lib_dir).string()},
+                   "remove that copy, or put " + (in.toolkit.root / in.toolkit.lib_dir).string() + " first"});
+}
+
+void check_libraries(const DoctorInputs& in, std::vector<Finding>& out) {
+  for (const auto& lib : in.verify.libraries)
+    if (!lib.present)
+      out.push_back({"missing-sublibrary", Severity::Error, lib.name + " is missing: programs fail with \"Could not load library\"",
+                     {lib.path}, "install the complete cuDNN archive again (cudnn-install ARCHIVE)"});
+  for (const auto& p : in.verify.problems)
+    if (p.find("mixed cuDNN versions") != std::string::npos || p.find("reports version") != std::string::npos)
+      out.push_back({"mixed-versions", Severity::Error, p, {in.verify.toolkit_root},
+                     "install one complete cuDNN archive; `cudnn-install uninstall --force` clears the tree first"});
+  if (!in.other_majors.empty())
+    out.push_back({"other-major", Severity::Info, "files of another cuDNN major sit beside this one", in.other_majors,
+                   "nothing to do if programs built against that major still need them"});
+}
+
+void check_runtime(const DoctorInputs& in, std::vector<Finding>& out) {
+  const auto& probe = in.verify.runtime;
+  if (!probe) return;
+  if (probe->load != ProbeResult::Load::Loaded)
+    out.push_back({"load", Severity::Error, "the installed library does not load: " + probe->detail, {in.verify.toolkit_root},
+                   "run `cudnn-install verify` for details; reinstall the archive"});
+  if (probe->gpu == ProbeResult::Gpu::NoDriver || probe->driver_version == 0) {
+    out.push_back({"driver", Severity::Info, "no NVIDIA driver found: the GPU checks were skipped", {probe->gpu_detail},
+                   "install the NVIDIA driver to use cuDNN on a GPU"});
+    return;
+  }
+  int driver_major = probe->driver_version / 1000, driver_minor = (probe->driver_version % 1000) / 10;
+  if (driver_major < in.toolkit.version.major) {
+    auto minimum = minimum_linux_driver(in.toolkit.version.major);
+    out.push_back({"driver", Severity::Error,
+                   fmt::format("the driver supports CUDA {}.{} but the toolkit is CUDA {}", driver_major, driver_minor,
+                               in.toolkit.version.to_string()),
+                   {fmt::format("cuDriverGetVersion() = {}", probe->driver_version)},
+                   minimum ? "update the NVIDIA driver to " + *minimum + " or newer"
+                           : "update the NVIDIA driver to one that supports CUDA " + std::to_string(in.toolkit.version.major)});
+  }
+}
+
+void check_paths(const DoctorInputs& in, std::vector<Finding>& out) {
+  std::string lib = (in.toolkit.root / in.toolkit.lib_dir).string();
+  if (in.toolkit.os == TargetOs::Linux && !in.loader_searches_lib)
+    out.push_back({"loader", Severity::Warning, "the dynamic loader does not search " + lib, {"ld.so.conf and its includes"},
+                   "cudnn-install --loader-config=system ARCHIVE (adds an ld.so.conf.d entry), or export LD_LIBRARY_PATH=" + lib +
+                       "${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"});
+  std::string root = in.toolkit.root.string();
+  if (std::any_of(root.begin(), root.end(), [](unsigned char c) { return c >= 0x80; }))
+    out.push_back({"non-ascii-path", Severity::Warning, "the toolkit path contains non-ASCII characters", {root},
+                   "some build tools mishandle such paths; install the toolkit under an ASCII path"});
+}
+
+void check_build_discovery(const DoctorInputs& in, std::vector<Finding>& out) {
+  std::string include = (in.toolkit.root / in.toolkit.include_dir).string();
+  std::string lib = (in.toolkit.root / in.toolkit.lib_dir).string();
+  if (in.toolkit.os == TargetOs::Linux && !in.has_dev_symlink)
+    out.push_back({"build", Severity::Warning, "libcudnn.so is missing: `-lcudnn` and CMake's FindCUDNN cannot link", {lib},
+                   "install the archive again (it ships the libcudnn.so link)"});
+  out.push_back({"build", Severity::Info, "what a build needs to find this cuDNN",
+                 {"CUDNN_PATH=" + in.toolkit.root.string(), "CUDNN_INCLUDE_DIR=" + include, "CUDNN_LIBRARY_DIR=" + lib,
+                  "CMake: -DCUDNN_ROOT=" + in.toolkit.root.string()},
+                 "export these before building, or pass them to CMake"});
+}
+
+}  // namespace
+
+std::optional<std::string> minimum_linux_driver(int cuda_major) {
+  switch (cuda_major) {
+    case 11: return "450.80.02";
+    case 12: return "525.60.13";
+    case 13: return "580.65.06";
+    default: return std::nullopt;
+  }
+}
+
+std::vector<Finding> run_doctor(const DoctorInputs& in) {
+  std::vector<Finding> out;
+  check_libraries(in, out);
+  check_runtime(in, out);
+  check_shadowing(in, out);
+  check_paths(in, out);
+  check_build_discovery(in, out);
+  std::stable_sort(out.begin(), out.end(), [](const Finding& a, const Finding& b) { return a.severity > b.severity; });
+  return out;
+}
+
+const char* to_string(Severity s) {
+  switch (s) {
+    case Severity::Info: return "info";
+    case Severity::Warning: return "warning";
+    case Severity::Error: return "error";
+  }
+  return "?";
+}
+
+nlohmann::json doctor_to_json(const std::vector<Finding>& findings, const Toolkit& toolkit) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& f : findings)
+    list.push_back({{"check", f.check}, {"severity", to_string(f.severity)}, {"summary", f.summary},
+                    {"evidence", f.evidence}, {"fix", f.fix}});
+  return {{"schema", kJsonSchema}, {"kind", "doctor"}, {"toolkit", toolkit.root.string()}, {"findings", list}};
+}
+
+std::string render_doctor_text(const std::vector<Finding>& findings, const Toolkit& toolkit) {
+  std::string out = "doctor   " + toolkit.root.string() + " (CUDA " + toolkit.version.to_string() + ")\n";
+  for (const auto& f : findings) {
+    out += fmt::format("\n{:<8} [{}] {}\n", to_string(f.severity), f.check, f.summary);
+    for (const auto& e : f.evidence) out += "         " + e + "\n";
+    out += "  fix:   " + f.fix + "\n";
+  }
+  bool errors = std::any_of(findings.begin(), findings.end(), [](const Finding& f) { return f.severity == Severity::Error; });
+  return out + (errors ? "\nproblems found: see the fixes above.\n" : "\nno problems found.\n");
+}
+
+}  // namespace cudnn_install

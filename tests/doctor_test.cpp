@@ -1,0 +1,103 @@
+// doctor: each finding reproduced by a fixture.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "cudnn_install/doctor.hpp"
+#include "support/sandbox.hpp"
+
+using namespace cudnn_install;
+using namespace cudnn_install::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+const char* kSubs[] = {"adv", "cnn", "engines_precompiled", "engines_runtime_compiled", "graph", "heuristic", "ops"};
+
+// A toolkit with the real cuDNN 9.19 main library and stand-ins for the sub-libraries.
+bool healthy_tree(const fs::path& root) {
+  fs::path archive = fs::path(REAL_ARCHIVE_DIR) / "cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz";
+  if (!fs::exists(archive)) return false;
+  make_linux_toolkit(root, 13000);
+  std::string out;
+  run_command(std::string(CLI_PATH) + " --yes -q --no-verify --loader-config=none --cuda-root " + root.string() + " " +
+                  archive_args(archive), &out);
+  for (const char* s : kSubs)
+    if (!fs::exists(root / "lib" / (std::string("libcudnn_") + s + ".so.9")))
+      write_file(root / "lib" / (std::string("libcudnn_") + s + ".so.9"), "stand-in");
+  return true;
+}
+
+nlohmann::json doctor(const fs::path& root, int* rc, const std::string& env = "") {
+  std::string out;
+  *rc = run_command(env + std::string(CLI_PATH) + " doctor --json --cuda-root " + root.string() + " 2>/dev/null", &out);
+  return nlohmann::json::parse(out, nullptr, false);
+}
+
+const nlohmann::json* finding(const nlohmann::json& j, const std::string& check) {
+  for (const auto& f : j["findings"])
+    if (f["check"] == check) return &f;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST(Doctor, DriverOlderThanTheToolkitNeeds) {
+  DoctorInputs in;
+  in.toolkit.root = "/usr/local/cuda-13.0";
+  in.toolkit.version = {13, 0, std::nullopt};
+  ProbeResult probe;
+  probe.load = ProbeResult::Load::Loaded;
+  probe.gpu = ProbeResult::Gpu::Used;
+  probe.driver_version = 12040;
+  in.verify.runtime = probe;
+  auto findings = run_doctor(in);
+  ASSERT_FALSE(findings.empty());
+  EXPECT_EQ(findings[0].check, "driver");
+  EXPECT_EQ(findings[0].severity, Severity::Error);
+  EXPECT_NE(findings[0].summary.find("supports CUDA 12.4"), std::string::npos);
+  EXPECT_NE(findings[0].fix.find("580.65.06"), std::string::npos);
+  EXPECT_EQ(minimum_linux_driver(12), "525.60.13");
+  EXPECT_FALSE(minimum_linux_driver(14));
+}
+
+TEST(Doctor, AHealthyTreeHasNoProblems) {
+  TempDir dir;
+  if (!healthy_tree(dir.path())) GTEST_SKIP() << "no real cuDNN on this machine";
+  write_file(fs::path(getenv("CUDNN_INSTALL_ETC")) / "ld.so.conf.d/cuda.conf", fs::canonical(dir.path() / "lib").string());
+  int rc = 0;
+  auto j = doctor(dir.path(), &rc);
+  EXPECT_EQ(rc, 0) << j.dump(2);
+  for (const auto& f : j["findings"]) EXPECT_NE(f["severity"], "error") << f.dump();
+  EXPECT_FALSE(finding(j, "loader"));
+  ASSERT_TRUE(finding(j, "build"));
+}
+
+TEST(Doctor, EachProblemIsFoundWithItsFix) {
+  TempDir dir;
+  fs::path root = dir.path() / "cuda-\xc3\xa9";  // non-ASCII
+  if (!healthy_tree(root)) GTEST_SKIP() << "no real cuDNN on this machine";
+  fs::remove(root / "lib/libcudnn_ops.so.9");                  // missing sub-library
+  fs::remove(root / "lib/libcudnn.so");                        // no -lcudnn link
+  write_file(root / "lib/libcudnn_ops_infer.so.8", "v8");      // another major beside
+  write_file(dir.path() / "other/libcudnn.so.9", "shadow");    // found first through LD_LIBRARY_PATH
+  int rc = 0;
+  auto j = doctor(root, &rc, "LD_LIBRARY_PATH=" + (dir.path() / "other").string() + " ");
+  ASSERT_FALSE(j.is_discarded());
+  EXPECT_EQ(rc, 5);
+  for (const char* check : {"missing-sublibrary", "shadowing", "loader", "non-ascii-path", "build", "other-major"})
+    EXPECT_TRUE(finding(j, check)) << check << " not reported:\n" << j.dump(2);
+  EXPECT_NE((*finding(j, "missing-sublibrary"))["summary"].get<std::string>().find("libcudnn_ops.so.9"), std::string::npos);
+  EXPECT_NE((*finding(j, "loader"))["fix"].get<std::string>().find("--loader-config=system"), std::string::npos);
+}
+
+TEST(Doctor, MixedVersionsInOneTree) {
+  TempDir dir;
+  if (!healthy_tree(dir.path())) GTEST_SKIP() << "no real cuDNN on this machine";
+  fs::remove(dir.path() / "lib/libcudnn_graph.so.9");
+  write_file(dir.path() / "lib/libcudnn_graph.so.9.1.0", "old");
+  fs::create_symlink("libcudnn_graph.so.9.1.0", dir.path() / "lib/libcudnn_graph.so.9");
+  int rc = 0;
+  auto j = doctor(dir.path(), &rc);
+  EXPECT_EQ(rc, 5);
+  ASSERT_TRUE(finding(j, "mixed-versions")) << j.dump(2);
+}
