@@ -9,7 +9,9 @@ packages=(
   libzip-dev libarchive-dev zlib1g-dev libssl-dev
   libcli11-dev libfmt-dev libspdlog-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev
-  clang-14 libclang-rt-14-dev
+  dpkg-dev file            # cpack's DEB (dpkg-shlibdeps) in the package test
+  clang-16 libclang-rt-16-dev   # scripts/fuzz.sh (libFuzzer)
+  bc time                  # bench/install-speed.sh
 )
 missing=()
 for p in "${packages[@]}"; do
