@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
 cmake --preset fuzz >/dev/null
-cmake --build --preset fuzz
+cmake --build --preset fuzz --target fuzz_archive_name fuzz_archive_reader
 work=build/fuzz/work
 rm -rf "$work"; mkdir -p "$work/name" "$work/reader" "$work/corpus"
 python3 scripts/make-test-archives.py "$work/corpus" >/dev/null
