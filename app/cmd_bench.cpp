@@ -49,16 +49,10 @@ Result<BenchOptions> options_from(const BenchFlags& f) {
 
 // The installed main library: lib/libcudnn.so.<major of the installed header>.
 Result<std::filesystem::path> installed_library(const Toolkit& tk) {
-  for (const char* header : {"cudnn_version.h", "cudnn.h"}) {
-    auto fs = make_real_filesystem();
-    auto text = fs->read_file(tk.root / tk.include_dir / header);
-    if (!text) continue;
-    auto v = parse_version_header(*text, header);
-    if (!v) continue;
-    return tk.os == TargetOs::Windows ? tk.root / tk.bin_dir / fmt::format("cudnn64_{}.dll", v->major)
-                                      : tk.root / tk.lib_dir / fmt::format("libcudnn.so.{}", v->major);
-  }
-  return fail(ErrorCode::VerifyFailed, "no cuDNN is installed in " + tk.root.string());
+  auto v = installed_cudnn_version(tk);
+  if (!v) return fail(ErrorCode::VerifyFailed, "no cuDNN is installed in " + tk.root.string());
+  return tk.os == TargetOs::Windows ? tk.root / tk.bin_dir / fmt::format("cudnn64_{}.dll", v->major)
+                                    : tk.root / tk.lib_dir / fmt::format("libcudnn.so.{}", v->major);
 }
 
 int run(const std::filesystem::path& library, const BenchOptions& options, const Options& o) {

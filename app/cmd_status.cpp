@@ -8,18 +8,14 @@
 #include "cudnn_install/archive.hpp"
 #include "cudnn_install/toolkit.hpp"
 #include "cudnn_install/txn.hpp"
+#include "cudnn_install/verify.hpp"
 
 namespace cudnn_install::cli {
 namespace {
 
 std::string installed_cudnn(const Toolkit& tk) {
-  auto fs = make_real_filesystem();
-  for (const char* header : {"cudnn_version.h", "cudnn.h"}) {
-    auto text = fs->read_file(tk.root / tk.include_dir / header);
-    if (!text) continue;
-    if (auto v = parse_version_header(*text, header)) return v->to_string();
-  }
-  return {};
+  auto v = installed_cudnn_version(tk);
+  return v ? v->to_string() : std::string();
 }
 
 nlohmann::json toolkit_status(const Toolkit& tk, const Options& o) {

@@ -12,13 +12,6 @@ namespace fs = std::filesystem;
 namespace cudnn_install {
 namespace {
 
-std::optional<CudnnVersion> installed_header(const Toolkit& tk) {
-  for (const char* name : {"cudnn_version.h", "cudnn.h"})
-    if (auto text = util::read_text_file(tk.root / tk.include_dir / name))
-      if (auto v = parse_version_header(*text, name)) return *v;
-  return std::nullopt;
-}
-
 std::string file_name_of(const Toolkit& tk, const std::string& sub, int major) {
   std::string stem = sub.empty() ? "cudnn" : "cudnn_" + sub;
   return tk.os == TargetOs::Windows ? fmt::format("{}64_{}.dll", stem, major) : fmt::format("lib{}.so.{}", stem, major);
@@ -77,6 +70,13 @@ void check_runtime(VerifyReport& r, const Toolkit& tk, const VerifyOptions& o) {
 
 }  // namespace
 
+std::optional<CudnnVersion> installed_cudnn_version(const Toolkit& tk) {
+  for (const char* name : {"cudnn_version.h", "cudnn.h"})
+    if (auto text = util::read_text_file(tk.root / tk.include_dir / name))
+      if (auto v = parse_version_header(*text, name)) return *v;
+  return std::nullopt;
+}
+
 std::vector<std::string> cudnn_sublibraries(int major) {
   if (major >= 9) return {"adv", "cnn", "engines_precompiled", "engines_runtime_compiled", "graph", "heuristic", "ops"};
   if (major == 8) return {"ops_infer", "ops_train", "cnn_infer", "cnn_train", "adv_infer", "adv_train"};
@@ -87,7 +87,7 @@ Result<VerifyReport> verify_install(const Toolkit& tk, const VerifyOptions& o) {
   VerifyReport r;
   r.toolkit_root = tk.root.string();
   r.expected_version = o.expected_version;
-  auto header = installed_header(tk);
+  auto header = installed_cudnn_version(tk);
   if (!header)
     return fail(ErrorCode::VerifyFailed, "no cuDNN is installed in " + tk.root.string() + ": " +
                                              (tk.root / tk.include_dir / "cudnn_version.h").string() + " is missing");

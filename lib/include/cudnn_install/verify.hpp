@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cudnn_install/archive_name.hpp"
 #include "cudnn_install/error.hpp"
 #include "cudnn_install/toolkit.hpp"
 
@@ -57,6 +58,9 @@ struct VerifyOptions {
 };
 
 Result<VerifyReport> verify_install(const Toolkit& toolkit, const VerifyOptions& options);
+
+// The cuDNN version the toolkit's installed cudnn_version.h (cudnn.h before 8.0) states.
+std::optional<CudnnVersion> installed_cudnn_version(const Toolkit& toolkit);
 
 // The sub-libraries cuDNN `major` needs besides the main library.
 std::vector<std::string> cudnn_sublibraries(int major);
