@@ -6,14 +6,10 @@
 #include <set>
 
 #include "cudnn_install/archive.hpp"
+#include "util.hpp"
 
 namespace cudnn_install {
 namespace {
-
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
 
 bool has_dotdot(const std::string& path) {
   size_t start = 0;
@@ -96,7 +92,7 @@ Result<void> check_entry_safety(const std::vector<RawEntry>& entries, TargetOs o
     if (auto why = unsafe_by_itself(e, name, os); !why.empty()) { refuse(e.name, why); continue; }
     if (e.type == EntryType::Directory) continue;
     if (!by_name.emplace(name, &e).second) { refuse(e.name, "appears twice in the archive"); continue; }
-    auto [it, fresh] = by_folded_name.emplace(lower(name), name);
+    auto [it, fresh] = by_folded_name.emplace(util::lower(name), name);
     if (!fresh && os == TargetOs::Windows)
       refuse(e.name, "differs from '" + it->second + "' only in case (they collide on Windows)");
   }

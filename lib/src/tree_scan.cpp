@@ -48,6 +48,15 @@ bool is_cudnn_file(const std::string& name) {
   return n.starts_with("cudnn") || n.starts_with("libcudnn");
 }
 
+// Every cudnn* file (not directory) directly in root/dir, keyed by its root-relative path.
+void add_cudnn_files(const fs::path& root, const fs::path& dir, std::map<std::string, ExistingFile>& out) {
+  std::error_code ec;
+  for (fs::directory_iterator it(root / dir, ec), end; !ec && it != end; it.increment(ec))
+    if (is_cudnn_file(it->path().filename().string()))
+      if (auto f = look(it->path()); f && f->type != EntryType::Directory)
+        out[(dir / it->path().filename()).generic_string()] = *f;
+}
+
 void add_missing_dirs(const fs::path& root, const fs::path& rel, std::vector<std::string>& missing) {
   fs::path partial;
   for (const auto& part : rel) {
@@ -80,12 +89,7 @@ Result<TreeState> scan_tree(const ArchiveInfo& archive, const Toolkit& toolkit) 
   }
   for (const auto& dir : dirs) {
     add_missing_dirs(toolkit.root, dir, tree.missing_dirs);
-    std::error_code ec;
-    for (fs::directory_iterator it(toolkit.root / dir, ec), end; !ec && it != end; it.increment(ec)) {
-      if (!is_cudnn_file(it->path().filename().string())) continue;
-      if (auto f = look(it->path()); f && f->type != EntryType::Directory)
-        tree.cudnn_files[(dir / it->path().filename()).generic_string()] = *f;
-    }
+    add_cudnn_files(toolkit.root, dir, tree.cudnn_files);
   }
   return tree;
 }
@@ -94,13 +98,7 @@ std::map<std::string, ExistingFile> cudnn_files_in(const Toolkit& toolkit) {
   std::map<std::string, ExistingFile> files;
   std::set<fs::path> dirs{toolkit.include_dir, toolkit.lib_dir, toolkit.import_lib_dir};
   if (toolkit.os == TargetOs::Windows) dirs.insert(toolkit.bin_dir);
-  for (const auto& dir : dirs) {
-    std::error_code ec;
-    for (fs::directory_iterator it(toolkit.root / dir, ec), end; !ec && it != end; it.increment(ec))
-      if (is_cudnn_file(it->path().filename().string()))
-        if (auto f = look(it->path()); f && f->type != EntryType::Directory)
-          files[(dir / it->path().filename()).generic_string()] = *f;
-  }
+  for (const auto& dir : dirs) add_cudnn_files(toolkit.root, dir, files);
   return files;
 }
 
