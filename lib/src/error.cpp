@@ -10,7 +10,8 @@ ExitCode exit_code_for(ErrorCode code) {
     case ErrorCode::UnsafeEntry:
     case ErrorCode::VersionMismatch:
     case ErrorCode::IntegrityFailure:
-    case ErrorCode::CudaMismatch: return ExitCode::Refused;
+    case ErrorCode::CudaMismatch:
+    case ErrorCode::EnvLimit: return ExitCode::Refused;
     case ErrorCode::NoToolkit:
     case ErrorCode::Conflict: return ExitCode::Conflict;
     case ErrorCode::Io: return ExitCode::IoRolledBack;
@@ -34,6 +35,7 @@ const char* to_string(ErrorCode code) {
     case ErrorCode::Io: return "io";
     case ErrorCode::VerifyFailed: return "verify-failed";
     case ErrorCode::NothingToUndo: return "nothing-to-undo";
+    case ErrorCode::EnvLimit: return "env-limit";
   }
   return "unknown";
 }

@@ -40,6 +40,37 @@ JournalStep step_from(const json& j) {
   return s;
 }
 
+std::string to_hex(const std::string& bytes) {
+  static const char* digits = "0123456789abcdef";
+  std::string hex;
+  for (unsigned char c : bytes) hex += {digits[c >> 4], digits[c & 15]};
+  return hex;
+}
+
+std::string from_hex(const std::string& hex) {
+  std::string bytes;
+  for (std::size_t i = 0; i + 1 < hex.size(); i += 2) bytes.push_back(static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16)));
+  return bytes;
+}
+
+json value_json(const RegValue& v) { return {{"type", v.type}, {"bytes", to_hex(v.bytes)}}; }
+RegValue value_from(const json& j) { return {j.at("type").get<std::uint32_t>(), from_hex(j.at("bytes").get<std::string>())}; }
+
+json env_json(const EnvEdit& e) {
+  json j{{"scope", e.scope == EnvScope::System ? "system" : "user"}, {"name", e.name}, {"after", value_json(e.after)}};
+  j["before"] = e.before ? value_json(*e.before) : json();
+  return j;
+}
+
+EnvEdit env_from(const json& j) {
+  EnvEdit e;
+  e.scope = j.at("scope").get<std::string>() == "system" ? EnvScope::System : EnvScope::User;
+  e.name = j.at("name").get<std::string>();
+  e.after = value_from(j.at("after"));
+  if (!j.at("before").is_null()) e.before = value_from(j.at("before"));
+  return e;
+}
+
 std::optional<BeginRecord> begin_from(const json& j) {
   try {
     BeginRecord b;
@@ -51,8 +82,10 @@ std::optional<BeginRecord> begin_from(const json& j) {
     b.time = j.value("time", "");
     b.dirs_created = j.value("dirs_created", std::vector<std::string>{});
     for (const auto& s : j.at("steps")) b.steps.push_back(step_from(s));
+    if (j.contains("env")) b.env_edit = env_from(j["env"]);
+    b.env_entry = j.value("env_entry", "");
     return b;
-  } catch (const json::exception&) {
+  } catch (const std::exception&) {  // json errors, and std::stoi on a bad hex digit
     return std::nullopt;
   }
 }
@@ -67,9 +100,11 @@ std::string begin_record(const BeginRecord& b) {
     if (!s.backup.empty()) j["backup"] = s.backup;
     steps.push_back(std::move(j));
   }
-  return framed({{"type", "begin"}, {"id", b.id}, {"operation", b.operation}, {"archive", b.archive},
-                 {"sha256", b.sha256}, {"cudnn_version", b.cudnn_version}, {"time", b.time},
-                 {"dirs_created", b.dirs_created}, {"steps", steps}});
+  json body{{"type", "begin"}, {"id", b.id}, {"operation", b.operation}, {"archive", b.archive},
+            {"sha256", b.sha256}, {"cudnn_version", b.cudnn_version}, {"time", b.time},
+            {"dirs_created", b.dirs_created}, {"steps", steps}};
+  if (b.env_edit) body["env"] = env_json(*b.env_edit), body["env_entry"] = b.env_entry;
+  return framed(body);
 }
 
 std::string marker_record(std::string_view type) { return framed({{"type", type}}); }

@@ -68,7 +68,7 @@ std::size_t Plan::count(Action a) const {
 }
 
 bool Plan::changes_anything() const {
-  return !dirs_to_create.empty() || count(Action::Create) + count(Action::Overwrite) + count(Action::Remove) > 0;
+  return !dirs_to_create.empty() || env_edit || count(Action::Create) + count(Action::Overwrite) + count(Action::Remove) > 0;
 }
 
 std::string target_of(const Entry& entry, const Toolkit& toolkit) {
@@ -124,6 +124,8 @@ Result<Plan> make_plan(const ArchiveInfo& archive, const Toolkit& toolkit, const
     if (s.action != Action::SkipIdentical) plan.bytes_to_write += s.size;
     plan.steps.push_back(std::move(s));
   }
+  plan.env_edit = options.env_edit;
+  plan.env_entry = options.env_entry;
   return plan;
 }
 

@@ -62,6 +62,8 @@ BeginRecord make_begin(const Plan& plan, const std::vector<Work>& work, const st
   b.time = txn_paths::utc_now();
   b.dirs_created = plan.dirs_to_create;
   for (const auto& w : work) b.steps.push_back(w.step);
+  b.env_edit = plan.env_edit;
+  b.env_entry = plan.env_entry;
   return b;
 }
 
@@ -193,6 +195,8 @@ Result<void> run_phases(FileSystem& fs, const fs::path& root, const ArchiveInfo&
   if (auto r = swap_into_place(fs, root, work); !r) return r;
   dirs.insert(backups);
   if (auto r = sync_all(fs, dirs); !r) return r;
+  if (begin.env_edit)
+    if (auto r = apply_env_edit(options.env, *begin.env_edit); !r) return r;
   return fs.append_durable(txn_paths::journal(root), marker_record("commit"));
 }
 
@@ -218,6 +222,9 @@ std::unexpected<Error> restored_after(const Error& cause, Result<void> restored)
 
 Result<TxnOutcome> apply_plan(FileSystem& fs, const fs::path& root, const ArchiveInfo& archive, const Plan& plan,
                               const ApplyOptions& options) {
+  if (plan.env_edit && !options.env)
+    return fail(ErrorCode::Io, "the plan changes " + plan.env_edit->name + " in " + to_string(plan.env_edit->scope) +
+                                   ", which this build of cudnn-install cannot reach: nothing was changed");
   TxnOutcome outcome;
   outcome.id = new_txn_id();
   auto work = plan_work(plan, outcome.id);
@@ -227,7 +234,7 @@ Result<TxnOutcome> apply_plan(FileSystem& fs, const fs::path& root, const Archiv
     return fail(ErrorCode::Io, r.error().message + "\nThe install did not start: nothing was changed.", r.error().subject);
   }
   if (auto r = run_phases(fs, root, archive, work, begin, options); !r) {
-    auto restored = finish_undo(fs, root, begin);
+    auto restored = finish_undo(fs, root, begin, options.env);
     if (restored) restored = fs.remove(txn_paths::journal(root));
     return restored_after(r.error(), restored);
   }

@@ -22,7 +22,11 @@ std::string utc_now();
 
 // Shared by apply (automatic rollback) and recovery: undo the steps, remove the empty
 // directories the transaction created and its backup directory.
-Result<void> finish_undo(FileSystem& fs, const std::filesystem::path& root, const BeginRecord& begin);
+Result<void> finish_undo(FileSystem& fs, const std::filesystem::path& root, const BeginRecord& begin, EnvStore* env);
+// The registry half of a transaction (txn_env.cpp): make the edit, and put the old value back
+// when the value is still the one the edit wrote (so undoing twice changes nothing).
+Result<void> apply_env_edit(EnvStore* env, const EnvEdit& edit);
+Result<void> undo_env_edit(EnvStore* env, const BeginRecord& begin);
 // Moves a committed journal into history/ and prunes transactions beyond kKeptTransactions.
 Result<void> file_committed(FileSystem& fs, const std::filesystem::path& root, const std::string& id);
 

@@ -82,9 +82,9 @@ std::optional<BeginRecord> committed_begin(FileSystem& fs, const fs::path& root,
 }
 
 // Finishes an undo of committed transaction `id` (the journal holds "undo-begin <id>").
-Result<void> finish_rollback(FileSystem& fs, const fs::path& root, const std::string& id) {
+Result<void> finish_rollback(FileSystem& fs, const fs::path& root, const std::string& id, EnvStore* env) {
   if (auto begin = committed_begin(fs, root, id)) {
-    if (auto r = undo_steps(fs, root, *begin); !r) return r;
+    if (auto r = undo_steps(fs, root, *begin, env); !r) return r;
     if (auto r = remove_flat_dir(fs, root / txn_paths::backup_dir(id)); !r) return r;
     if (auto r = fs.remove(txn_paths::history_file(root, id)); !r) return r;
     if (auto r = fs.sync_dir(state_dir(root) / "history"); !r) return r;
@@ -124,7 +124,8 @@ bool has_pending_journal(const fs::path& root) {
   return fs::exists(txn_paths::journal(root), ec);
 }
 
-Result<void> undo_steps(FileSystem& fs, const fs::path& root, const BeginRecord& begin) {
+Result<void> undo_steps(FileSystem& fs, const fs::path& root, const BeginRecord& begin, EnvStore* env) {
+  if (auto r = undo_env_edit(env, begin); !r) return r;  // the edit was made last, so it is undone first
   for (auto it = begin.steps.rbegin(); it != begin.steps.rend(); ++it)
     if (auto r = undo_one(fs, root, *it); !r) return r;
   for (auto it = begin.dirs_created.rbegin(); it != begin.dirs_created.rend(); ++it) {
@@ -140,8 +141,8 @@ Result<void> undo_steps(FileSystem& fs, const fs::path& root, const BeginRecord&
   return {};
 }
 
-Result<void> finish_undo(FileSystem& fs, const fs::path& root, const BeginRecord& begin) {
-  if (auto r = undo_steps(fs, root, begin); !r) return r;
+Result<void> finish_undo(FileSystem& fs, const fs::path& root, const BeginRecord& begin, EnvStore* env) {
+  if (auto r = undo_steps(fs, root, begin, env); !r) return r;
   return remove_flat_dir(fs, root / txn_paths::backup_dir(begin.id));
 }
 
@@ -152,7 +153,7 @@ Result<void> file_committed(FileSystem& fs, const fs::path& root, const std::str
   return prune_history(fs, root);
 }
 
-Result<Recovery> recover(FileSystem& fs, const fs::path& root) {
+Result<Recovery> recover(FileSystem& fs, const fs::path& root, EnvStore* env) {
   auto there = exists(fs, txn_paths::journal(root));
   if (!there) return std::unexpected(there.error());
   if (!*there) return Recovery{};
@@ -164,12 +165,12 @@ Result<Recovery> recover(FileSystem& fs, const fs::path& root) {
     return Recovery{Recovery::What::Completed, st.begin->id};
   }
   if (st.begin) {
-    if (auto r = finish_undo(fs, root, *st.begin); !r) return std::unexpected(r.error());
+    if (auto r = finish_undo(fs, root, *st.begin, env); !r) return std::unexpected(r.error());
     if (auto r = fs.remove(txn_paths::journal(root)); !r) return std::unexpected(r.error());
     return Recovery{Recovery::What::RolledBack, st.begin->id};
   }
   if (st.undo_of) {
-    if (auto r = finish_rollback(fs, root, *st.undo_of); !r) return std::unexpected(r.error());
+    if (auto r = finish_rollback(fs, root, *st.undo_of, env); !r) return std::unexpected(r.error());
     return Recovery{Recovery::What::UndoFinished, *st.undo_of};
   }
   // No intact "begin": it is written and flushed before any change, so nothing was changed.
@@ -184,7 +185,8 @@ Result<std::vector<HistoryItem>> read_history(FileSystem& fs, const fs::path& ro
   for (const auto& id : *ids) {
     auto begin = committed_begin(fs, root, id);
     if (!begin) continue;
-    HistoryItem item{id, begin->operation, begin->archive, begin->cudnn_version, begin->time, begin->steps.size(), {}};
+    HistoryItem item{id, begin->operation, begin->archive, begin->cudnn_version, begin->time, begin->steps.size(), {},
+                     begin->env_edit ? begin->env_entry : std::string()};
     for (const auto& s : begin->steps)
       if (fs::path(s.target).is_absolute()) item.outside_root.push_back(s.target);
     items.push_back(std::move(item));
@@ -192,7 +194,7 @@ Result<std::vector<HistoryItem>> read_history(FileSystem& fs, const fs::path& ro
   return items;
 }
 
-Result<HistoryItem> rollback_last(FileSystem& fs, const fs::path& root) {
+Result<HistoryItem> rollback_last(FileSystem& fs, const fs::path& root, EnvStore* env) {
   auto items = read_history(fs, root);
   if (!items) return std::unexpected(items.error());
   if (items->empty())
@@ -203,20 +205,20 @@ Result<HistoryItem> rollback_last(FileSystem& fs, const fs::path& root) {
     return std::unexpected(r.error());
   }
   auto r = fs.sync_dir(state_dir(root));
-  if (r) r = finish_rollback(fs, root, last.id);
+  if (r) r = finish_rollback(fs, root, last.id, env);
   if (!r)
     return fail(ErrorCode::Io, r.error().message + "\nThe rollback is journalled: fix the cause and run `cudnn-install --rollback` again to finish it.",
                 r.error().subject);
   return last;
 }
 
-Result<std::vector<HistoryItem>> uninstall_all(FileSystem& fs, const fs::path& root) {
+Result<std::vector<HistoryItem>> uninstall_all(FileSystem& fs, const fs::path& root, EnvStore* env) {
   std::vector<HistoryItem> undone;
   while (true) {
     auto items = read_history(fs, root);
     if (!items) return std::unexpected(items.error());
     if (items->empty()) return undone;
-    auto item = rollback_last(fs, root);
+    auto item = rollback_last(fs, root, env);
     if (!item) return std::unexpected(item.error());
     undone.push_back(*item);
   }

@@ -20,6 +20,7 @@ enum class ErrorCode {
   Io,               // a filesystem operation failed (the change was rolled back)
   VerifyFailed,     // the installed library does not work
   NothingToUndo,    // --rollback with no transaction to undo
+  EnvLimit,         // the PATH change would break a limit of the system (length)
 };
 
 struct Error {

@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "cudnn_install/env.hpp"
+
 namespace cudnn_install {
 
 struct JournalStep {
@@ -28,6 +30,8 @@ struct BeginRecord {
   std::string time;          // UTC, ISO 8601
   std::vector<std::string> dirs_created;  // root-relative, parents first
   std::vector<JournalStep> steps;
+  std::optional<EnvEdit> env_edit;  // Windows: the registry PATH, old and new bytes
+  std::string env_entry;            // the directory the edit put on PATH (UTF-8), for messages
 };
 
 struct JournalState {

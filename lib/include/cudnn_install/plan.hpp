@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cudnn_install/archive.hpp"
+#include "cudnn_install/env.hpp"
 #include "cudnn_install/toolkit.hpp"
 
 namespace cudnn_install {
@@ -57,6 +58,8 @@ struct Plan {
   std::vector<std::string> dirs_to_create;  // root-relative, parents first
   std::vector<std::string> notes;           // entries not installed, warnings
   std::uint64_t bytes_to_write = 0;
+  std::optional<EnvEdit> env_edit;  // Windows: the registry PATH change, made in the same transaction
+  std::string env_entry;            // the directory it puts on PATH (UTF-8)
 
   std::size_t count(Action a) const;
   bool changes_anything() const;
@@ -72,6 +75,8 @@ struct GeneratedFile {
 struct PlanOptions {
   enum class StaleFiles { Remove, Keep } stale = StaleFiles::Remove;
   std::vector<GeneratedFile> generated;
+  std::optional<EnvEdit> env_edit;  // a PATH change to make (nullopt: none needed, or --no-path)
+  std::string env_entry;
 };
 
 Result<Plan> make_plan(const ArchiveInfo& archive, const Toolkit& toolkit, const TreeState& tree,

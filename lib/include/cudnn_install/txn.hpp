@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cudnn_install/archive.hpp"
+#include "cudnn_install/env.hpp"
 #include "cudnn_install/filesystem.hpp"
 #include "cudnn_install/journal.hpp"
 #include "cudnn_install/plan.hpp"
@@ -34,6 +35,7 @@ struct ApplyOptions {
   std::string operation = "install";  // recorded in the journal and shown by status
   std::string sha256;   // of the archive, recorded in the journal
   ProgressFn progress;  // may be empty
+  EnvStore* env = nullptr;  // where plan.env_edit is made (the registry); needed only when there is one
 };
 
 struct TxnOutcome {
@@ -54,26 +56,31 @@ struct Recovery {
 };
 // Finishes whatever a crashed run left: an uncommitted install is rolled back, a committed one
 // is filed in history, an interrupted --rollback is completed. Every command runs this first.
-Result<Recovery> recover(FileSystem& fs, const std::filesystem::path& root);
+// `env` is needed only when a transaction changed the registry PATH (Windows).
+Result<Recovery> recover(FileSystem& fs, const std::filesystem::path& root, EnvStore* env = nullptr);
 
 struct HistoryItem {
   std::string id, operation, archive, cudnn_version, time;
   std::size_t files = 0;
   std::vector<std::string> outside_root;  // absolute targets (the loader configuration)
+  std::string path_entry;                 // the directory it put on PATH (Windows), if any
 };
 // Committed transactions, oldest first.
 Result<std::vector<HistoryItem>> read_history(FileSystem& fs, const std::filesystem::path& root);
 
 // Undoes the newest committed transaction byte for byte (ErrorCode::NothingToUndo when none).
-Result<HistoryItem> rollback_last(FileSystem& fs, const std::filesystem::path& root);
+Result<HistoryItem> rollback_last(FileSystem& fs, const std::filesystem::path& root, EnvStore* env = nullptr);
 
 // Undoes the steps of one transaction, newest first. Idempotent: it looks at what is on disk,
 // so running it again after a crash half-way through finishes the job.
-Result<void> undo_steps(FileSystem& fs, const std::filesystem::path& root, const BeginRecord& begin);
+// The PATH value is put back when it still is what the transaction wrote.
+Result<void> undo_steps(FileSystem& fs, const std::filesystem::path& root, const BeginRecord& begin,
+                        EnvStore* env = nullptr);
 
 // Undoes every committed transaction, newest first: what cudnn-install installed is removed and
 // what it replaced is restored. Each undo is journalled like --rollback. Returns what was undone.
-Result<std::vector<HistoryItem>> uninstall_all(FileSystem& fs, const std::filesystem::path& root);
+Result<std::vector<HistoryItem>> uninstall_all(FileSystem& fs, const std::filesystem::path& root,
+                                               EnvStore* env = nullptr);
 
 std::filesystem::path state_dir(const std::filesystem::path& root);
 bool has_pending_journal(const std::filesystem::path& root);
