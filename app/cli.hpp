@@ -7,9 +7,10 @@
 #include <CLI/CLI.hpp>
 #include <memory>
 
+#include "cudnn_install/doctor.hpp"
+#include "cudnn_install/env.hpp"
 #include "cudnn_install/error.hpp"
 #include "cudnn_install/filesystem.hpp"
-#include "cudnn_install/loader.hpp"
 #include "cudnn_install/locks.hpp"
 #include "cudnn_install/plan.hpp"
 #include "cudnn_install/state_lock.hpp"
@@ -64,6 +65,7 @@ void setup_logging(const Options& options);
 struct Session {
   std::unique_ptr<StateLock> lock;
   std::unique_ptr<FileSystem> fs;
+  std::unique_ptr<EnvStore> env;  // the registry on Windows; nullptr on Linux
 };
 Result<Session> open_session(const std::filesystem::path& root, const Options& options);
 // The toolkit of --cuda-root (or the only one detected) with its session open: what the commands
@@ -79,11 +81,27 @@ int cmd_install(const Options& options);
 std::vector<WatchedFile> files_replaced(const Plan& plan, const std::filesystem::path& root);
 Result<void> check_holders(const std::vector<WatchedFile>& files, const Options& options);
 void report_still_running_old(const std::vector<WatchedFile>& files, const Options& options);
-// The Linux loader step (loader_cli.cpp).
-std::optional<LoaderChange> loader_change_for(const Toolkit& toolkit, const Options& options);
-std::vector<GeneratedFile> loader_files(const std::optional<LoaderChange>& change);
-void print_loader(const std::optional<LoaderChange>& change, const Toolkit& toolkit, int cudnn_major, const Options& options);
-void after_loader_change(bool changed, const Options& options);
+
+// The environment step of an install, one file per platform: the loader configuration on Linux
+// (env_cli_posix.cpp), the registry PATH on Windows (env_cli_win32.cpp).
+struct EnvStep {
+  std::vector<GeneratedFile> files;  // Linux: the ld.so.conf.d entry, installed by the transaction
+  std::optional<EnvEdit> edit;       // Windows: the PATH value, changed by the transaction
+  std::string entry;                 // the directory the edit puts on PATH
+  std::vector<std::string> lines;    // what the plan shows: the proposal, shadowing copies
+};
+Result<EnvStep> plan_env_step(const Toolkit& toolkit, int cudnn_major, const Options& options);
+// What a transaction (or its undo) changed outside the toolkit.
+struct EnvChanged {
+  bool loader_config = false;
+  bool path = false;
+};
+// Linux: runs ldconfig after the loader configuration changed. Windows: reminds to reopen shells.
+void after_env_change(const EnvChanged& changed, const Options& options);
+std::unique_ptr<EnvStore> open_env_store();
+// doctor's platform evidence: shadowing copies and whether the loader/PATH finds the toolkit.
+void add_env_evidence(DoctorInputs& inputs, const Toolkit& toolkit, int cudnn_major);
+bool is_terminal(int fd);
 int cmd_rollback(const Options& options);
 int cmd_uninstall(const Options& options);
 int cmd_doctor(const Options& options);

@@ -13,9 +13,7 @@ DoctorInputs gather(const Toolkit& tk, VerifyReport report) {
   in.toolkit = tk;
   int major = std::stoi(report.header_version);
   in.verify = std::move(report);
-  LoaderEnv env = system_loader_env();
-  in.shadows = find_shadowing(tk, major, env);
-  in.loader_searches_lib = loader_searches(tk.root / tk.lib_dir, env);
+  add_env_evidence(in, tk, major);
   for (const auto& [path, file] : cudnn_files_in(tk)) {
     auto m = cudnn_major_of(std::filesystem::path(path).filename().string());
     if (m && *m != major) in.other_majors.push_back(path);

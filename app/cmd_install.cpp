@@ -1,6 +1,5 @@
 // `cudnn-install ARCHIVE`: inspect -> choose toolkit -> lock -> recover -> scan -> plan -> confirm -> apply.
 #include <spdlog/spdlog.h>
-#include <unistd.h>
 
 #include <iostream>
 
@@ -17,18 +16,27 @@
 namespace cudnn_install::cli {
 namespace {
 
-Result<Plan> plan_for(const ArchiveInfo& archive, const Toolkit& toolkit, const std::optional<LoaderChange>& loader) {
+Result<Plan> plan_for(const ArchiveInfo& archive, const Toolkit& toolkit, const EnvStep& env) {
   auto tree = scan_tree(archive, toolkit);
   if (!tree) return std::unexpected(tree.error());
   PlanOptions options;
-  options.generated = loader_files(loader);
+  options.generated = env.files;
+  options.env_edit = env.edit;
+  options.env_entry = env.entry;
   return make_plan(archive, toolkit, *tree, options);
 }
 
-bool changes_loader(const Plan& plan) {
+EnvChanged env_changed_by(const Plan& plan) {
+  EnvChanged changed;
   for (const auto& s : plan.steps)
-    if (s.role == Role::LoaderConfig && s.action != Action::SkipIdentical) return true;
-  return false;
+    changed.loader_config |= s.role == Role::LoaderConfig && s.action != Action::SkipIdentical;
+  changed.path = plan.env_edit.has_value();
+  return changed;
+}
+
+void print_env_step(const EnvStep& env, const Options& o) {
+  if (o.format != Format::Text || o.verbosity == Verbosity::Quiet) return;
+  for (const auto& line : env.lines) std::cout << line << "\n";
 }
 
 // The archive's sha256 against the manifest or the known-archives table; a mismatch refuses it.
@@ -41,7 +49,7 @@ Result<IntegrityCheck> check_archive(const ArchiveInfo& archive, const Options& 
     if (!entries) return std::unexpected(entries.error());
     manifest = std::move(*entries);
   }
-  bool show = o.format == Format::Text && o.verbosity != Verbosity::Quiet && ::isatty(2);
+  bool show = o.format == Format::Text && o.verbosity != Verbosity::Quiet && is_terminal(2);
   auto sha = sha256_file(archive.path, [&](std::uint64_t done, std::uint64_t total) {
     if (show && total > (64u << 20)) std::cerr << "\rsha256 " << done * 100 / total << "%" << (done == total ? "\n" : "") << std::flush;
   });
@@ -71,7 +79,7 @@ void print_plan(const Plan& plan, const ArchiveInfo& archive, const Toolkit& too
 
 Result<void> confirm(const Options& o) {
   if (o.confirm == Confirm::AssumeYes) return {};
-  if (!::isatty(0))
+  if (!is_terminal(0))
     return fail(ErrorCode::Usage, "no terminal to ask for confirmation: pass --yes to install without asking");
   std::cout << "\nProceed? [y/N] " << std::flush;
   std::string answer;
@@ -83,13 +91,13 @@ Result<void> confirm(const Options& o) {
 namespace {
 
 int apply(const ArchiveInfo& archive, const Toolkit& toolkit, const Plan& plan, const std::string& sha256,
-          const Options& o) {
+          Session& session, const Options& o) {
   ProgressBar bar(o);
   ApplyOptions options;
   options.sha256 = sha256;
   options.progress = bar.callback();
-  auto fs = make_real_filesystem();
-  auto outcome = apply_plan(*fs, toolkit.root, archive, plan, options);
+  options.env = session.env.get();
+  auto outcome = apply_plan(*session.fs, toolkit.root, archive, plan, options);
   if (!outcome) return report_error(outcome.error(), o);
   if (o.format == Format::Text && o.verbosity != Verbosity::Quiet)
     std::cout << "\ninstalled cuDNN " << plan.cudnn_version << " into " << toolkit.root.string() << " (transaction "
@@ -118,21 +126,23 @@ int cmd_install(const Options& o) {
     if (has_pending_journal(toolkit->root))
       spdlog::warn("an interrupted transaction is pending in {}; the next real run will restore it first",
                    toolkit->root.string());
-    auto loader = loader_change_for(*toolkit, o);
-    auto plan = plan_for(*archive, *toolkit, loader);
+    auto env = plan_env_step(*toolkit, archive->header_version.major, o);
+    if (!env) return report_error(env.error(), o);
+    auto plan = plan_for(*archive, *toolkit, *env);
     if (!plan) return report_error(plan.error(), o);
     print_plan(*plan, *archive, *toolkit, *integrity, o);
-    print_loader(loader, *toolkit, archive->header_version.major, o);
+    print_env_step(*env, o);
     if (o.format == Format::Text) std::cout << "dry run: nothing was written.\n";
     return 0;
   }
   auto session = open_session(toolkit->root, o);
   if (!session) return report_error(session.error(), o);
-  auto loader = loader_change_for(*toolkit, o);
-  auto plan = plan_for(*archive, *toolkit, loader);
+  auto env = plan_env_step(*toolkit, archive->header_version.major, o);
+  if (!env) return report_error(env.error(), o);
+  auto plan = plan_for(*archive, *toolkit, *env);
   if (!plan) return report_error(plan.error(), o);
   print_plan(*plan, *archive, *toolkit, *integrity, o);
-  print_loader(loader, *toolkit, archive->header_version.major, o);
+  print_env_step(*env, o);
   if (!plan->changes_anything()) {
     if (o.format == Format::Text) std::cout << "\ncuDNN " << plan->cudnn_version << " is already installed here: nothing to do.\n";
     return 0;
@@ -140,10 +150,10 @@ int cmd_install(const Options& o) {
   auto replaced = files_replaced(*plan, toolkit->root);
   if (auto ok = check_holders(replaced, o); !ok) return report_error(ok.error(), o);
   if (auto ok = confirm(o); !ok) return report_error(ok.error(), o);
-  int rc = apply(*archive, *toolkit, *plan, integrity->sha256, o);
+  int rc = apply(*archive, *toolkit, *plan, integrity->sha256, *session, o);
   bool installed = rc == 0 || rc == static_cast<int>(ExitCode::VerifyFailed);
   if (installed) report_still_running_old(replaced, o);
-  after_loader_change(installed && changes_loader(*plan), o);
+  if (installed) after_env_change(env_changed_by(*plan), o);
   return rc;
 }
 

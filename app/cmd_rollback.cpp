@@ -12,9 +12,9 @@ int cmd_rollback(const Options& o) {
   auto opened = open_toolkit_session(o);
   if (!opened) return report_error(opened.error(), o);
   const Toolkit* toolkit = &opened->toolkit;
-  auto undone = rollback_last(*opened->session.fs, toolkit->root);
+  auto undone = rollback_last(*opened->session.fs, toolkit->root, opened->session.env.get());
   if (!undone) return report_error(undone.error(), o);
-  after_loader_change(!undone->outside_root.empty(), o);
+  after_env_change({!undone->outside_root.empty(), !undone->path_entry.empty()}, o);
   if (o.format == Format::Json)
     std::cout << nlohmann::json{{"schema", "cudnn-install/1"}, {"kind", "rollback"}, {"id", undone->id},
                                 {"archive", undone->archive}, {"cudnn_version", undone->cudnn_version}}

@@ -35,14 +35,14 @@ int cmd_uninstall(const Options& o) {
   if (history->empty() && cudnn_files_in(*toolkit).empty())
     return report_error(Error{ErrorCode::NothingToUndo, "there is no cuDNN in " + toolkit->root.string(), {}}, o);
   if (auto ok = confirm(o); !ok) return report_error(ok.error(), o);
-  auto undone = uninstall_all(*session->fs, toolkit->root);
+  auto undone = uninstall_all(*session->fs, toolkit->root, session->env.get());
   if (!undone) return report_error(undone.error(), o);
   for (const auto& u : *undone)
     if (o.verbosity != Verbosity::Quiet)
       std::cout << "undone: " << u.operation << " of cuDNN " << u.cudnn_version << " from " << u.archive << " (" << u.id << ")\n";
-  bool loader_changed = false;
-  for (const auto& u : *undone) loader_changed |= !u.outside_root.empty();
-  after_loader_change(loader_changed, o);
+  EnvChanged changed;
+  for (const auto& u : *undone) changed.loader_config |= !u.outside_root.empty(), changed.path |= !u.path_entry.empty();
+  after_env_change(changed, o);
   auto left = cudnn_files_in(*toolkit);
   if (left.empty()) return 0;
   if (o.force) return remove_found_in_place(*toolkit, *session, left, o);

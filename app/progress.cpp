@@ -1,14 +1,14 @@
 #include "progress.hpp"
+#include "cli.hpp"
 
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <cstdio>
 
 namespace cudnn_install::cli {
 
 ProgressBar::ProgressBar(const Options& options)
-    : enabled_(options.verbosity != Verbosity::Quiet && options.format == Format::Text && ::isatty(2)) {}
+    : enabled_(options.verbosity != Verbosity::Quiet && options.format == Format::Text && is_terminal(2)) {}
 
 ProgressBar::~ProgressBar() {
   if (drawn_) std::fputs("\n", stderr);

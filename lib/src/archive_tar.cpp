@@ -143,18 +143,4 @@ std::unique_ptr<ArchiveReader> make_tar_reader(std::filesystem::path path, std::
   return std::make_unique<TarReader>(std::move(path), std::move(bytes));
 }
 
-Result<std::unique_ptr<ArchiveReader>> open_archive(const std::filesystem::path& path, Container container) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec))
-    return fail(ErrorCode::Usage, "'" + path.string() + "' does not exist or is not a file", path.string());
-  if (container == Container::Zip) return make_zip_reader(path, {});
-  return make_tar_reader(path, {});
-}
-
-Result<std::unique_ptr<ArchiveReader>> open_archive_memory(std::string bytes, Container container) {
-  if (bytes.empty()) return fail(ErrorCode::BadArchive, "the archive is empty (0 bytes)");
-  if (container == Container::Zip) return make_zip_reader({}, std::move(bytes));
-  return make_tar_reader({}, std::move(bytes));
-}
-
 }  // namespace cudnn_install

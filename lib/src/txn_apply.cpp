@@ -1,7 +1,6 @@
 // Applying a plan: journal "begin" -> directories -> stage every new file beside its target ->
 // "staged" -> swap (old file to backup/, new file into place, by rename) -> "commit" -> history.
 #include <spdlog/spdlog.h>
-#include <unistd.h>
 #include <zlib.h>
 
 #include <chrono>
@@ -27,11 +26,10 @@ std::string new_txn_id() {
   auto now = std::chrono::system_clock::now();
   auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count();
   std::time_t secs = static_cast<std::time_t>(ms / 1000);
-  std::tm tm{};
-  gmtime_r(&secs, &tm);
+  std::tm tm = util::utc_time(secs);
   char buf[64];
   std::snprintf(buf, sizeof buf, "%04d%02d%02dT%02d%02d%02d.%03dZ-%ld", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
-                tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(ms % 1000), static_cast<long>(::getpid()));
+                tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(ms % 1000), util::process_id());
   return buf;
 }
 

@@ -9,6 +9,7 @@
 
 #include "cudnn_install/txn.hpp"
 #include "txn_paths.hpp"
+#include "util.hpp"
 
 namespace fs = std::filesystem;
 
@@ -28,8 +29,7 @@ std::string temp_for(const std::string& target, const std::string& id, std::size
 
 std::string utc_now() {
   std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  gmtime_r(&now, &tm);
+  std::tm tm = util::utc_time(now);
   char buf[32];
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
   return buf;

@@ -2,7 +2,29 @@
 
 #include <cstdio>
 
+#ifdef _WIN32
+#include <process.h>
+#else
+#include <unistd.h>
+#endif
+
 namespace cudnn_install::util {
+
+#ifdef _WIN32
+long process_id() { return static_cast<long>(_getpid()); }
+std::tm utc_time(std::time_t t) {
+  std::tm tm{};
+  gmtime_s(&tm, &t);
+  return tm;
+}
+#else
+long process_id() { return static_cast<long>(::getpid()); }
+std::tm utc_time(std::time_t t) {
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  return tm;
+}
+#endif
 
 std::string human_bytes(std::uint64_t bytes) {
   const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};

@@ -2,6 +2,7 @@
 #pragma once
 #include <algorithm>
 #include <cctype>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -23,6 +24,10 @@ inline std::string lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
   return s;
 }
+
+// The calling process's ID, and broken-down UTC time (gmtime_r/gmtime_s: both thread-safe).
+long process_id();
+std::tm utc_time(std::time_t t);
 
 // Human byte counts: "512 B", "3.4 MiB".
 std::string human_bytes(std::uint64_t bytes);

@@ -1,17 +1,17 @@
-// Loading the CUDA driver and cuDNN with dlopen, device buffers and event timing.
-#include <dlfcn.h>
+// Loading the CUDA driver and cuDNN (dynlib.hpp), device buffers and event timing.
 
 #include <algorithm>
 #include <vector>
 
 #include "bench_api.hpp"
+#include "dynlib.hpp"
 
 namespace cudnn_install::gpu {
 namespace {
 
 template <class Fn>
 bool bind(void* lib, Fn& fn, const char* name, std::string& missing) {
-  fn = reinterpret_cast<Fn>(dlsym(lib, name));
+  fn = dynlib::function<Fn>(lib, name);
   if (!fn) missing += std::string(missing.empty() ? "" : ", ") + name;
   return fn != nullptr;
 }
@@ -70,14 +70,15 @@ std::string bind_cudnn(void* lib, Cudnn& c) {
 
 Result<Libraries> load_libraries(const std::filesystem::path& cudnn_library) {
   Libraries libs;
-  libs.cuda_handle = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  libs.cuda_handle = dynlib::open_driver();
   if (!libs.cuda_handle)
-    return fail(ErrorCode::VerifyFailed, "no NVIDIA driver: libcuda.so.1 cannot be loaded; the benchmark needs a GPU");
+    return fail(ErrorCode::VerifyFailed, std::string("no NVIDIA driver: ") + dynlib::driver_name() +
+                                             " cannot be loaded; the benchmark needs a GPU");
   if (auto missing = bind_driver(libs.cuda_handle, libs.cu); !missing.empty())
     return fail(ErrorCode::VerifyFailed, "the NVIDIA driver lacks " + missing);
-  libs.cudnn_handle = dlopen(cudnn_library.c_str(), RTLD_NOW | RTLD_LOCAL);
+  libs.cudnn_handle = dynlib::open(cudnn_library);
   if (!libs.cudnn_handle)
-    return fail(ErrorCode::VerifyFailed, "cannot load " + cudnn_library.string() + ": " + dlerror());
+    return fail(ErrorCode::VerifyFailed, "cannot load " + cudnn_library.string() + ": " + dynlib::last_error());
   if (auto missing = bind_cudnn(libs.cudnn_handle, libs.dnn); !missing.empty())
     return fail(ErrorCode::VerifyFailed, cudnn_library.string() + " lacks " + missing);
   return libs;

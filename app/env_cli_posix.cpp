@@ -1,0 +1,57 @@
+// The environment step of an install on Linux: the loader configuration. Plan the ld.so.conf.d
+// entry (or the LD_LIBRARY_PATH line), warn about other libcudnn copies found first, run ldconfig
+// after the change and after rollback; the loader's view for doctor.
+#include <unistd.h>
+
+#include <iostream>
+
+#include "cli.hpp"
+#include "cudnn_install/loader.hpp"
+#include "cudnn_install/plan.hpp"
+
+namespace cudnn_install::cli {
+namespace {
+
+LoaderMode mode_of(const Options& o) {
+  if (o.no_path || o.loader_config == "none") return LoaderMode::Skip;
+  if (o.loader_config == "system") return LoaderMode::System;
+  if (o.loader_config == "print") return LoaderMode::Print;
+  return ::geteuid() == 0 ? LoaderMode::System : LoaderMode::Print;  // "auto"
+}
+
+}  // namespace
+
+Result<EnvStep> plan_env_step(const Toolkit& tk, int cudnn_major, const Options& o) {
+  EnvStep step;
+  if (tk.os != TargetOs::Linux) return step;
+  LoaderEnv env = system_loader_env();
+  LoaderChange change = plan_loader_change(tk, env, mode_of(o));
+  step.lines.push_back("loader   " + change.reason);
+  if (change.mode == LoaderMode::Print) step.lines.push_back("         " + change.shell_line);
+  if (change.mode == LoaderMode::System) {
+    GeneratedFile g{change.conf_file, change.conf_content, std::nullopt};
+    if (auto current = make_real_filesystem()->read_file(change.conf_file)) g.current = *current;
+    step.files.push_back(std::move(g));
+  }
+  for (const auto& s : find_shadowing(tk, cudnn_major, env))
+    step.lines.push_back("warning  " + s.path + (s.version.empty() ? "" : " (cuDNN " + s.version + ")") + " in the " +
+                         s.where + " is found before the toolkit's copy: programs may load it instead");
+  return step;
+}
+
+void after_env_change(const EnvChanged& changed, const Options& o) {
+  if (!changed.loader_config) return;
+  if (auto r = run_ldconfig(system_loader_env()); !r) report_error(r.error(), o);
+}
+
+std::unique_ptr<EnvStore> open_env_store() { return nullptr; }  // Linux has no registry PATH
+
+void add_env_evidence(DoctorInputs& in, const Toolkit& tk, int cudnn_major) {
+  LoaderEnv env = system_loader_env();
+  in.shadows = find_shadowing(tk, cudnn_major, env);
+  in.loader_searches_lib = loader_searches(tk.root / tk.lib_dir, env);
+}
+
+bool is_terminal(int fd) { return ::isatty(fd) != 0; }
+
+}  // namespace cudnn_install::cli

@@ -1,0 +1,22 @@
+// Loading a shared library by absolute path and finding its symbols: dlopen on Linux,
+// LoadLibraryExW on Windows (dynlib_posix.cpp / dynlib_win32.cpp). Used by the probe and the bench,
+// which declare the cuDNN and driver signatures themselves so no CUDA header is needed.
+#pragma once
+#include <filesystem>
+#include <string>
+
+namespace cudnn_install::dynlib {
+
+// nullptr on failure; last_error() says why. Never unloaded: the process is short-lived.
+void* open(const std::filesystem::path& path);
+void* open_driver();  // libcuda.so.1 / nvcuda.dll, from the system's search path
+const char* driver_name();
+void* symbol(void* lib, const char* name);
+std::string last_error();
+
+template <class Fn>
+Fn function(void* lib, const char* name) {
+  return reinterpret_cast<Fn>(symbol(lib, name));
+}
+
+}  // namespace cudnn_install::dynlib
