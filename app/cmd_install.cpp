@@ -97,6 +97,7 @@ int apply(const ArchiveInfo& archive, const Toolkit& toolkit, const Plan& plan, 
   options.sha256 = sha256;
   options.progress = bar.callback();
   options.env = session.env.get();
+  options.in_use = o.replace_in_use ? InUse::RenameAside : InUse::Refuse;
   auto outcome = apply_plan(*session.fs, toolkit.root, archive, plan, options);
   if (!outcome) return report_error(outcome.error(), o);
   if (o.format == Format::Text && o.verbosity != Verbosity::Quiet)
@@ -104,6 +105,9 @@ int apply(const ArchiveInfo& archive, const Toolkit& toolkit, const Plan& plan, 
               << outcome->id << "): " << outcome->files_written << " files written, " << outcome->files_removed
               << " removed, " << outcome->files_unchanged << " unchanged.\nundo with: cudnn-install --rollback --cuda-root "
               << toolkit.root.string() << "\n";
+  if (o.replace_in_use && o.verbosity != Verbosity::Quiet)
+    std::cout << "--replace-in-use: programs that had old cuDNN DLLs loaded keep them until they restart (or until a "
+                 "reboot); the old files are deleted once no program uses them.\n";
   spdlog::info("committed transaction {}", outcome->id);
   if (o.no_verify) return 0;
   if (o.format == Format::Text && o.verbosity != Verbosity::Quiet) std::cout << "\n";

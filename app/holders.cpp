@@ -25,14 +25,24 @@ Result<void> check_holders(const std::vector<WatchedFile>& files, const Options&
     spdlog::warn("{}", scan.error().message);
     return {};
   }
-  if (scan->holders.empty() && scan->unknown.empty()) return {};
+  if (scan->holders.empty() && scan->unknown.empty() && scan->unavailable.empty()) return {};
   std::string list = describe_holders(*scan);
-  if (o.require_no_holders && !scan->holders.empty())
-    return fail(ErrorCode::Conflict, "processes use files this install would replace (--require-no-holders):\n" + list +
-                                         "Stop them and run again.");
+#ifdef _WIN32
+  // On Windows a loaded DLL cannot be replaced in place: holders block the install unless the
+  // user asked for --replace-in-use (moving the loaded file aside).
+  bool blocks = !o.replace_in_use;
+#else
+  bool blocks = o.require_no_holders;
+#endif
+  if (blocks && !scan->holders.empty())
+    return fail(ErrorCode::Conflict, "processes use files this install would replace:\n" + list +
+                                         "Stop them and run again" +
+                                         (o.require_no_holders ? "." : ", or pass --replace-in-use."));
   if (!scan->holders.empty() && o.verbosity != Verbosity::Quiet)
     std::cerr << "cudnn-install: note: these processes use files this install replaces; they keep running the old "
                  "cuDNN until restarted:\n" << list;
+  else if (!scan->unavailable.empty() && o.verbosity != Verbosity::Quiet)
+    std::cerr << "cudnn-install: note: which processes use the files to replace is unknown here:\n" << list;
   else if (!scan->unknown.empty()) spdlog::info("{}", list);
   return {};
 }

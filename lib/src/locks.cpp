@@ -36,6 +36,7 @@ std::string describe_holders(const HolderScan& scan) {
   for (const auto& h : scan.holders)
     out += fmt::format("  PID {:<7} {:<10} {}  {} {}\n", h.pid, h.user, h.program,
                        h.how == Holder::How::OpenFile ? "has open" : "maps", h.file);
+  if (!scan.unavailable.empty()) out += "  holders: unknown (not available): " + scan.unavailable + "\n";
   if (!scan.unknown.empty())
     out += fmt::format("  {} process(es) could not be inspected (unknown, not free): run as root to see all\n",
                        scan.unknown.size());

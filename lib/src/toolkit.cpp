@@ -102,7 +102,7 @@ std::vector<Candidate> candidates(const ToolkitSearch& search) {
   for (const auto& [key, value] : search.environment)
     if (std::regex_match(key, versioned) && !value.empty()) out.push_back({value, key});
   if (auto path = env_value(search, "PATH")) {
-    char sep = path->find(';') != std::string::npos ? ';' : ':';
+    char sep = search.path_separator;
     std::stringstream ss(*path);
     std::error_code ec;
     for (std::string dir; std::getline(ss, dir, sep);)

@@ -168,7 +168,18 @@ Result<void> make_dirs(FileSystem& fs, const fs::path& root, const std::vector<s
   return {};
 }
 
-Result<void> swap_into_place(FileSystem& fs, const fs::path& root, const std::vector<Work>& work) {
+// Every old file must be replaceable before the first one moves, so that a file in use is found
+// before anything changed (and checked again by each rename, for a program started meanwhile).
+Result<void> check_replaceable(FileSystem& fs, const fs::path& root, const std::vector<Work>& work, InUse in_use) {
+  if (in_use == InUse::RenameAside) return {};
+  for (const auto& w : work)
+    if (w.step.had_old())
+      if (auto r = fs.check_not_in_use(root / w.step.target); !r) return r;
+  return {};
+}
+
+Result<void> swap_into_place(FileSystem& fs, const fs::path& root, const std::vector<Work>& work, InUse in_use) {
+  if (auto r = check_replaceable(fs, root, work, in_use); !r) return r;
   for (const auto& w : work) {
     if (w.step.had_old())
       if (auto r = fs.rename(root / w.step.target, root / w.step.backup); !r) return r;
@@ -190,7 +201,7 @@ Result<void> run_phases(FileSystem& fs, const fs::path& root, const ArchiveInfo&
   auto dirs = parent_dirs(root, work);
   if (auto r = sync_all(fs, dirs); !r) return r;
   if (auto r = fs.append_durable(txn_paths::journal(root), marker_record("staged")); !r) return r;
-  if (auto r = swap_into_place(fs, root, work); !r) return r;
+  if (auto r = swap_into_place(fs, root, work, options.in_use); !r) return r;
   dirs.insert(backups);
   if (auto r = sync_all(fs, dirs); !r) return r;
   if (begin.env_edit)
@@ -207,8 +218,8 @@ Result<void> write_begin(FileSystem& fs, const fs::path& root, const BeginRecord
 }
 
 std::unexpected<Error> restored_after(const Error& cause, Result<void> restored) {
-  if (restored)
-    return fail(ErrorCode::Io, cause.message + "\nThe install was rolled back: the toolkit is exactly as it was before.",
+  if (restored)  // the cause's own code: a file in use is a Conflict, a disk error is Io
+    return fail(cause.code, cause.message + "\nThe install was rolled back: the toolkit is exactly as it was before.",
                 cause.subject);
   return fail(ErrorCode::Io,
               cause.message + "\nRestoring the toolkit failed too (" + restored.error().message +

@@ -37,6 +37,9 @@ LibraryCheck check_library(const Toolkit& tk, const std::string& sub, int major)
   std::error_code ec;
   c.present = fs::exists(path, ec);  // follows symlinks: a dangling chain is missing
   if (c.present && tk.os == TargetOs::Linux) c.version = version_from_chain(path);
+#ifdef _WIN32
+  if (c.present && tk.os == TargetOs::Windows) c.version = dll_file_version(path).value_or("");
+#endif
   return c;
 }
 
@@ -77,6 +80,10 @@ std::optional<CudnnVersion> installed_cudnn_version(const Toolkit& tk) {
   return std::nullopt;
 }
 
+bool versions_agree(const std::string& library_version, const std::string& header_version) {
+  return library_version == header_version || library_version.starts_with(header_version + ".");
+}
+
 std::vector<std::string> cudnn_sublibraries(int major) {
   if (major >= 9) return {"adv", "cnn", "engines_precompiled", "engines_runtime_compiled", "graph", "heuristic", "ops"};
   if (major == 8) return {"ops_infer", "ops_train", "cnn_infer", "cnn_train", "adv_infer", "adv_train"};
@@ -102,7 +109,7 @@ Result<VerifyReport> verify_install(const Toolkit& tk, const VerifyOptions& o) {
     if (!lib.present)
       r.problems.push_back(fmt::format("{} is missing from {}: cuDNN {} needs it (\"Could not load library\" errors)",
                                        lib.name, fs::path(lib.path).parent_path().string(), header->major));
-    else if (!lib.version.empty() && lib.version != r.header_version)
+    else if (!lib.version.empty() && !versions_agree(lib.version, r.header_version))
       r.problems.push_back(fmt::format("{} is version {} but the header says {}: mixed cuDNN versions", lib.name,
                                        lib.version, r.header_version));
   }

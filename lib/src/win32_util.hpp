@@ -20,6 +20,10 @@ class Handle {
   Handle(const Handle&) = delete;
   Handle& operator=(const Handle&) = delete;
   Handle(Handle&& o) noexcept : h_(o.h_) { o.h_ = INVALID_HANDLE_VALUE; }
+  Handle& operator=(Handle&& o) noexcept {
+    if (this != &o) reset(), h_ = o.h_, o.h_ = INVALID_HANDLE_VALUE;
+    return *this;
+  }
   HANDLE get() const { return h_; }
   bool valid() const { return h_ != INVALID_HANDLE_VALUE && h_ != nullptr; }
   void reset() {

@@ -48,6 +48,9 @@ class FileSystem {
   virtual Result<std::optional<FileStat>> stat(const std::filesystem::path& path) = 0;
   virtual Result<std::string> read_file(const std::filesystem::path& path) = 0;
   virtual Result<std::vector<std::string>> list_dir(const std::filesystem::path& path) = 0;
+  // A Conflict when a running program has the file loaded or open, so that replacing it must not
+  // be tried (Windows). On POSIX a rename never disturbs a running program: always fine.
+  virtual Result<void> check_not_in_use(const std::filesystem::path&) { return {}; }
 };
 
 // The real filesystem of this platform (filesystem_posix.cpp / filesystem_win32.cpp).

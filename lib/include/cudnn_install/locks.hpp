@@ -30,6 +30,7 @@ struct Holder {
 struct HolderScan {
   std::vector<Holder> holders;
   std::vector<long> unknown;  // PIDs whose maps or fds could not be read
+  std::string unavailable;    // why holders cannot be found at all here (e.g. Restart Manager under Wine)
 };
 
 struct WatchedFile {

@@ -37,6 +37,7 @@ struct ToolkitSearch {
   std::optional<std::filesystem::path> cuda_root;                      // --cuda-root
   std::vector<std::pair<std::string, std::string>> environment;        // name=value pairs
   std::vector<std::filesystem::path> default_dirs;                     // platform defaults, expanded
+  char path_separator = ':';                                           // of PATH: ';' on Windows
   // Runs "<root>/bin/nvcc --version" and returns its output, or nullopt.
   std::function<std::optional<std::string>(const std::filesystem::path& nvcc)> run_nvcc;
 };

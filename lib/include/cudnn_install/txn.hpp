@@ -31,11 +31,16 @@ struct Progress {
 };
 using ProgressFn = std::function<void(const Progress&)>;
 
+// A file to replace that a running program has loaded (Windows): refuse, or move it aside into the
+// backup (a rename works on a loaded DLL) so the program keeps running the old one until restarted.
+enum class InUse { Refuse, RenameAside };
+
 struct ApplyOptions {
   std::string operation = "install";  // recorded in the journal and shown by status
   std::string sha256;   // of the archive, recorded in the journal
   ProgressFn progress;  // may be empty
   EnvStore* env = nullptr;  // where plan.env_edit is made (the registry); needed only when there is one
+  InUse in_use = InUse::Refuse;
 };
 
 struct TxnOutcome {

@@ -59,6 +59,12 @@ struct VerifyOptions {
 
 Result<VerifyReport> verify_install(const Toolkit& toolkit, const VerifyOptions& options);
 
+// The FileVersion of a DLL's version resource ("8.9.5.30"), from VS_FIXEDFILEINFO after checking its
+// 0xFEEF04BD signature; nullopt when there is none. Windows builds only (file_version_win32.cpp).
+std::optional<std::string> dll_file_version(const std::filesystem::path& dll);
+// True when a library's stated version agrees with the header's ("9.1.0" or "9.1.0.x" for "9.1.0").
+bool versions_agree(const std::string& library_version, const std::string& header_version);
+
 // The cuDNN version the toolkit's installed cudnn_version.h (cudnn.h before 8.0) states.
 std::optional<CudnnVersion> installed_cudnn_version(const Toolkit& toolkit);
 

@@ -1,0 +1,143 @@
+// Windows FileSystem: CREATE_NEW for creation, FlushFileBuffers for durability, MoveFileExW with
+// MOVEFILE_WRITE_THROUGH for the atomic replace. NTFS journals its metadata, and a directory
+// handle cannot be flushed by a normal user, so sync_dir has nothing to do here.
+#include <windows.h>
+
+#include <spdlog/spdlog.h>
+
+#include "cudnn_install/filesystem.hpp"
+#include "util.hpp"
+#include "win32_util.hpp"
+
+namespace fs = std::filesystem;
+
+namespace cudnn_install {
+namespace {
+
+std::unexpected<Error> os_error(const std::string& what, const fs::path& path, DWORD err = GetLastError()) {
+  std::string hint;
+  if (err == ERROR_DISK_FULL || err == ERROR_HANDLE_DISK_FULL) hint = " (the disk is full)";
+  else if (err == ERROR_ACCESS_DENIED) hint = " (access denied: run as administrator to change the toolkit)";
+  else if (err == ERROR_SHARING_VIOLATION || err == ERROR_USER_MAPPED_FILE || err == ERROR_LOCK_VIOLATION)
+    hint = " (the file is in use by a running program: close it, or pass --replace-in-use)";
+  return fail(ErrorCode::Io, what + " '" + path.string() + "': " + win32::error_text(err) + hint, path.string());
+}
+
+class Win32OutputFile final : public OutputFile {
+ public:
+  Win32OutputFile(HANDLE h, fs::path path) : h_(h), path_(std::move(path)) {}
+  Result<void> write(std::span<const char> bytes) override {
+    while (!bytes.empty()) {
+      DWORD chunk = static_cast<DWORD>(std::min<size_t>(bytes.size(), 1u << 30)), written = 0;
+      if (!WriteFile(h_.get(), bytes.data(), chunk, &written, nullptr)) return os_error("cannot write", path_);
+      bytes = bytes.subspan(written);
+    }
+    return {};
+  }
+  Result<void> sync_and_close() override {
+    if (!FlushFileBuffers(h_.get())) return os_error("cannot flush", path_);
+    h_.reset();
+    return {};
+  }
+
+ private:
+  win32::Handle h_;
+  fs::path path_;
+};
+
+class Win32FileSystem final : public FileSystem {
+ public:
+  Result<std::unique_ptr<OutputFile>> create_new(const fs::path& path, std::uint32_t) override {
+    HANDLE h = CreateFileW(path.c_str(), GENERIC_WRITE, 0, nullptr, CREATE_NEW, FILE_ATTRIBUTE_NORMAL, nullptr);
+    if (h == INVALID_HANDLE_VALUE) return os_error("cannot create", path);
+    return std::make_unique<Win32OutputFile>(h, path);
+  }
+  Result<void> make_symlink(const std::string&, const fs::path& link) override {
+    return fail(ErrorCode::UnsafeEntry, "symbolic links are not installed on Windows (no Windows cuDNN archive has one)",
+                link.string());
+  }
+  Result<void> rename(const fs::path& from, const fs::path& to) override {
+    if (!MoveFileExW(from.c_str(), to.c_str(), MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH))
+      return os_error("cannot move '" + from.string() + "' to", to);
+    return {};
+  }
+  // A file a running program still has loaded (a DLL moved aside by --replace-in-use) cannot be
+  // deleted: it, and then its directory, are scheduled for deletion at the next reboot instead.
+  Result<void> remove(const fs::path& path) override {
+    DWORD attributes = GetFileAttributesW(path.c_str());
+    bool dir = attributes != INVALID_FILE_ATTRIBUTES && (attributes & FILE_ATTRIBUTE_DIRECTORY);
+    if (dir ? RemoveDirectoryW(path.c_str()) : DeleteFileW(path.c_str())) return {};
+    DWORD err = GetLastError();
+    bool busy = err == ERROR_ACCESS_DENIED || err == ERROR_SHARING_VIOLATION || err == ERROR_DIR_NOT_EMPTY;
+    if (busy && MoveFileExW(path.c_str(), nullptr, MOVEFILE_DELAY_UNTIL_REBOOT)) {
+      spdlog::warn("'{}' is still in use: it will be deleted at the next reboot", path.string());
+      return {};
+    }
+    return os_error("cannot remove", path, err);
+  }
+  Result<void> check_not_in_use(const fs::path& path) override {
+    // A loaded DLL or an open file refuses an exclusive open; a free file does not.
+    HANDLE h = CreateFileW(path.c_str(), FILE_WRITE_DATA, 0, nullptr, OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL, nullptr);
+    if (h != INVALID_HANDLE_VALUE) {
+      CloseHandle(h);
+      return {};
+    }
+    DWORD err = GetLastError();
+    if (err != ERROR_SHARING_VIOLATION && err != ERROR_LOCK_VIOLATION && err != ERROR_USER_MAPPED_FILE) return {};
+    return fail(ErrorCode::Conflict,
+                "'" + path.string() + "' is in use by a running program, so it cannot be replaced: close the programs "
+                "that use cuDNN (cudnn-install names them when Windows can tell), or pass --replace-in-use to move it "
+                "aside (the programs keep the old one until they restart)",
+                path.string());
+  }
+  Result<void> make_dir(const fs::path& path) override {
+    if (!CreateDirectoryW(path.c_str(), nullptr)) return os_error("cannot create directory", path);
+    return {};
+  }
+  Result<void> sync_dir(const fs::path&) override { return {}; }
+  Result<void> append_durable(const fs::path& path, std::string_view bytes) override {
+    HANDLE h = CreateFileW(path.c_str(), FILE_APPEND_DATA, FILE_SHARE_READ, nullptr, OPEN_ALWAYS,
+                           FILE_ATTRIBUTE_NORMAL, nullptr);
+    if (h == INVALID_HANDLE_VALUE) return os_error("cannot open", path);
+    Win32OutputFile file(h, path);
+    if (auto r = file.write(bytes); !r) return r;
+    return file.sync_and_close();
+  }
+  Result<std::optional<FileStat>> stat(const fs::path& path) override {
+    WIN32_FILE_ATTRIBUTE_DATA data;
+    if (!GetFileAttributesExW(path.c_str(), GetFileExInfoStandard, &data)) {
+      DWORD err = GetLastError();
+      if (err == ERROR_FILE_NOT_FOUND || err == ERROR_PATH_NOT_FOUND) return std::optional<FileStat>();
+      return os_error("cannot inspect", path, err);
+    }
+    FileStat out;
+    out.size = (static_cast<std::uint64_t>(data.nFileSizeHigh) << 32) | data.nFileSizeLow;
+    out.mode = (data.dwFileAttributes & FILE_ATTRIBUTE_READONLY) ? 0444 : 0644;
+    if (data.dwFileAttributes & FILE_ATTRIBUTE_REPARSE_POINT) out.type = EntryType::Symlink;
+    else if (data.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY) out.type = EntryType::Directory;
+    return std::optional(out);
+  }
+  Result<std::string> read_file(const fs::path& path) override {
+    auto text = util::read_text_file(path);
+    if (!text) return os_error("cannot read", path);
+    return *text;
+  }
+  Result<std::vector<std::string>> list_dir(const fs::path& path) override {
+    WIN32_FIND_DATAW found;
+    HANDLE h = FindFirstFileW((path / L"*").c_str(), &found);
+    if (h == INVALID_HANDLE_VALUE) return os_error("cannot list", path);
+    std::vector<std::string> names;
+    do {
+      std::wstring name = found.cFileName;
+      if (name != L"." && name != L"..") names.push_back(win32::narrow(name));
+    } while (FindNextFileW(h, &found));
+    FindClose(h);
+    return names;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<FileSystem> make_real_filesystem() { return std::make_unique<Win32FileSystem>(); }
+
+}  // namespace cudnn_install

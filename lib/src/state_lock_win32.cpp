@@ -1,0 +1,77 @@
+// The state lock on Windows: LockFileEx on a byte far past the PID the file holds, so the lock is
+// released by the system when the holder dies and the PID stays readable by the next run.
+#include <windows.h>
+
+#include <string>
+
+#include "cudnn_install/state_lock.hpp"
+#include "cudnn_install/txn.hpp"
+#include "win32_util.hpp"
+
+namespace fs = std::filesystem;
+
+namespace cudnn_install {
+namespace {
+
+constexpr DWORD kLockOffset = 0x40000000;  // the locked byte; the PID text lives at offset 0
+
+std::optional<long> read_pid(HANDLE h) {
+  char buf[32] = {};
+  DWORD n = 0;
+  OVERLAPPED at{};
+  if (!ReadFile(h, buf, sizeof buf - 1, &n, &at) || n == 0) return std::nullopt;
+  long pid = std::strtol(buf, nullptr, 10);
+  return pid > 0 ? std::optional(pid) : std::nullopt;
+}
+
+class Win32StateLock final : public StateLock {
+ public:
+  Win32StateLock(HANDLE h, std::optional<long> stale) : h_(h), stale_(stale) {}
+  ~Win32StateLock() override {
+    OVERLAPPED at{};
+    at.Offset = kLockOffset;
+    SetFilePointer(h_.get(), 0, nullptr, FILE_BEGIN);
+    SetEndOfFile(h_.get());
+    UnlockFileEx(h_.get(), 0, 1, 0, &at);
+  }
+  std::optional<long> stale_holder() const override { return stale_; }
+
+ private:
+  win32::Handle h_;
+  std::optional<long> stale_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<StateLock>> acquire_state_lock(const fs::path& root) {
+  std::error_code ec;
+  fs::create_directories(state_dir(root), ec);
+  if (ec)
+    return fail(ErrorCode::Io, "cannot create '" + state_dir(root).string() + "': " + ec.message() +
+                                   " (run as administrator to change the toolkit)",
+                state_dir(root).string());
+  fs::path path = state_dir(root) / "lock";
+  HANDLE h = CreateFileW(path.c_str(), GENERIC_READ | GENERIC_WRITE, FILE_SHARE_READ | FILE_SHARE_WRITE, nullptr,
+                         OPEN_ALWAYS, FILE_ATTRIBUTE_NORMAL, nullptr);
+  if (h == INVALID_HANDLE_VALUE)
+    return fail(ErrorCode::Io, "cannot open '" + path.string() + "': " + win32::error_text(GetLastError()), path.string());
+  OVERLAPPED at{};
+  at.Offset = kLockOffset;
+  if (!LockFileEx(h, LOCKFILE_EXCLUSIVE_LOCK | LOCKFILE_FAIL_IMMEDIATELY, 0, 1, 0, &at)) {
+    auto holder = read_pid(h);
+    CloseHandle(h);
+    return fail(ErrorCode::Conflict,
+                "another cudnn-install" + (holder ? " (PID " + std::to_string(*holder) + ")" : std::string()) +
+                    " is working on " + root.string() + "; wait for it to finish and try again",
+                path.string());
+  }
+  auto stale = read_pid(h);
+  std::string pid = std::to_string(GetCurrentProcessId()) + "\n";
+  DWORD written = 0;
+  SetFilePointer(h, 0, nullptr, FILE_BEGIN);
+  SetEndOfFile(h);
+  WriteFile(h, pid.data(), static_cast<DWORD>(pid.size()), &written, nullptr);  // the PID is only a hint
+  return std::make_unique<Win32StateLock>(h, stale);
+}
+
+}  // namespace cudnn_install

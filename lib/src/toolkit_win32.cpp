@@ -1,0 +1,84 @@
+// Windows inputs for toolkit detection: the process environment (CUDA_PATH, CUDA_PATH_Vx_y, PATH),
+// the keys NVIDIA's installer writes under HKLM\SOFTWARE\NVIDIA Corporation\GPU Computing Toolkit\CUDA,
+// the default "%ProgramFiles%\NVIDIA GPU Computing Toolkit\CUDA\vX.Y" directories, and nvcc.
+#include <windows.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <regex>
+
+#include "cudnn_install/toolkit.hpp"
+#include "win32_util.hpp"
+
+namespace fs = std::filesystem;
+
+namespace cudnn_install {
+namespace {
+
+constexpr const wchar_t* kNvidiaKey = L"SOFTWARE\\NVIDIA Corporation\\GPU Computing Toolkit\\CUDA";
+
+// InstallDir of every vX.Y subkey, newest first.
+std::vector<fs::path> registry_dirs() {
+  std::vector<fs::path> dirs;
+  HKEY key = nullptr;
+  if (RegOpenKeyExW(HKEY_LOCAL_MACHINE, kNvidiaKey, 0, KEY_READ, &key) != ERROR_SUCCESS) return dirs;
+  wchar_t name[256];
+  for (DWORD i = 0;; ++i) {
+    DWORD len = 256;
+    if (RegEnumKeyExW(key, i, name, &len, nullptr, nullptr, nullptr, nullptr) != ERROR_SUCCESS) break;
+    wchar_t dir[MAX_PATH * 2] = {};
+    DWORD bytes = sizeof dir - sizeof(wchar_t);
+    if (RegGetValueW(key, name, L"InstallDir", RRF_RT_REG_SZ, nullptr, dir, &bytes) == ERROR_SUCCESS) dirs.emplace_back(dir);
+  }
+  RegCloseKey(key);
+  std::sort(dirs.rbegin(), dirs.rend());
+  return dirs;
+}
+
+std::vector<fs::path> default_dirs() {
+  std::vector<fs::path> dirs = registry_dirs();
+  wchar_t program_files[MAX_PATH] = {};
+  if (!GetEnvironmentVariableW(L"ProgramFiles", program_files, MAX_PATH)) wcscpy(program_files, L"C:\\Program Files");
+  fs::path base = fs::path(program_files) / L"NVIDIA GPU Computing Toolkit" / L"CUDA";
+  static const std::wregex versioned(LR"(v[0-9]+\.[0-9]+)");
+  std::vector<fs::path> found;
+  std::error_code ec;
+  for (fs::directory_iterator it(base, ec), end; !ec && it != end; it.increment(ec))
+    if (std::regex_match(it->path().filename().wstring(), versioned)) found.push_back(it->path());
+  std::sort(found.rbegin(), found.rend());
+  dirs.insert(dirs.end(), found.begin(), found.end());
+  return dirs;
+}
+
+std::optional<std::string> run_nvcc(const fs::path& nvcc) {
+  std::wstring command = L"\"\"" + nvcc.wstring() + L"\" --version 2>NUL\"";
+  FILE* pipe = _wpopen(command.c_str(), L"r");
+  if (!pipe) return std::nullopt;
+  std::string out;
+  char buf[4096];
+  while (size_t n = fread(buf, 1, sizeof buf, pipe)) out.append(buf, n);
+  return _pclose(pipe) == 0 ? std::optional(out) : std::nullopt;
+}
+
+}  // namespace
+
+ToolkitSearch system_toolkit_search(std::optional<fs::path> cuda_root) {
+  ToolkitSearch search;
+  search.cuda_root = std::move(cuda_root);
+  search.path_separator = ';';
+  wchar_t* block = GetEnvironmentStringsW();
+  for (const wchar_t* e = block; e && *e; e += wcslen(e) + 1) {
+    std::string kv = win32::narrow(e);
+    size_t eq = kv.find('=', 1);  // "=C:=C:\..." entries start with '='
+    if (eq == std::string::npos) continue;
+    std::string name = kv.substr(0, eq);  // names are case-insensitive on Windows ("Path"): one spelling
+    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::toupper(c); });
+    search.environment.emplace_back(name, kv.substr(eq + 1));
+  }
+  if (block) FreeEnvironmentStringsW(block);
+  search.default_dirs = default_dirs();
+  search.run_nvcc = run_nvcc;
+  return search;
+}
+
+}  // namespace cudnn_install
