@@ -65,7 +65,7 @@ void warn_system_shadows(EnvStore& store, const PathQuery& q, EnvStep& step) {
 Result<EnvStep> plan_env_step(const Toolkit& tk, int, const Options& o) {
   EnvStep step;
   if (tk.os != TargetOs::Windows) return step;
-  std::filesystem::path dll_dir = tk.root / tk.bin_dir;
+  std::filesystem::path dll_dir = (tk.root / tk.bin_dir).make_preferred();  // "bin\\x64", as PATH spells it
   if (o.no_path) {
     step.lines.push_back("PATH     unchanged (--no-path); programs find cuDNN only if " + dll_dir.string() + " is on PATH");
     return step;
@@ -108,7 +108,7 @@ void after_env_change(const EnvChanged& changed, const Options& o) {
 std::unique_ptr<EnvStore> open_env_store() { return make_registry_env_store(); }
 
 void add_env_evidence(DoctorInputs& in, const Toolkit& tk, int) {
-  std::filesystem::path ours = tk.root / tk.bin_dir;
+  std::filesystem::path ours = (tk.root / tk.bin_dir).make_preferred();
   std::u16string path = expand(u"%PATH%");
   bool found_ours = false;
   for (const auto& entry : split_path_value(path)) {

@@ -1,7 +1,9 @@
 #include "support/sandbox.hpp"
 
 #include <spdlog/spdlog.h>
+#ifndef _WIN32
 #include <sys/wait.h>
+#endif
 
 #include <cstdio>
 #include <cstdlib>
@@ -12,12 +14,27 @@
 namespace fs = std::filesystem;
 
 namespace cudnn_install::test {
+namespace {
 
-TempDir::TempDir() {
-  std::string pattern = (fs::temp_directory_path() / "cudnn-install-test-XXXXXX").string();
+// A new directory of a unique name (mkdtemp; Windows has none, so a random name made once).
+fs::path make_temp_dir(const std::string& prefix) {
+#ifdef _WIN32
+  static unsigned counter = 0;
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    fs::path p = fs::temp_directory_path() / (prefix + std::to_string(std::rand()) + "-" + std::to_string(++counter));
+    if (fs::create_directory(p)) return p;
+  }
+  throw std::runtime_error("cannot create a temporary directory");
+#else
+  std::string pattern = (fs::temp_directory_path() / (prefix + "XXXXXX")).string();
   if (!mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
-  path_ = pattern;
+  return pattern;
+#endif
 }
+
+}  // namespace
+
+TempDir::TempDir() : path_(make_temp_dir("cudnn-install-test-")) {}
 
 TempDir::~TempDir() {
   std::error_code ec;
@@ -59,14 +76,24 @@ std::string archive_args(const fs::path& archive) {
 }
 
 int run_command(const std::string& command, std::string* output) {
+#ifdef _WIN32
+  FILE* pipe = _popen(("\"" + command + " 2>&1\"").c_str(), "r");  // cmd /c strips the outer quotes
+#else
   FILE* pipe = popen((command + " 2>&1").c_str(), "r");
+#endif
   if (!pipe) return -1;
   std::string out;
   char buf[4096];
   while (size_t n = fread(buf, 1, sizeof buf, pipe)) out.append(buf, n);
+#ifdef _WIN32
+  int status = _pclose(pipe);
+  if (output) *output = out;
+  return status;
+#else
   int status = pclose(pipe);
   if (output) *output = out;
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+#endif
 }
 
 }  // namespace cudnn_install::test
@@ -81,9 +108,9 @@ const bool quiet_library_log = [] {
 // Never the machine's /etc: every test process (ctest runs one per test) gets a sandbox /etc
 // for the loader configuration, and a harmless ldconfig. Children inherit both.
 std::string sandbox_etc_dir;
+#ifndef _WIN32
 const bool sandbox_etc = [] {
-  std::string pattern = (fs::temp_directory_path() / "cudnn-install-test-etc-XXXXXX").string();
-  if (!mkdtemp(pattern.data())) return false;
+  std::string pattern = cudnn_install::test::make_temp_dir("cudnn-install-test-etc-").string();
   sandbox_etc_dir = pattern;
   fs::create_directories(fs::path(pattern) / "ld.so.conf.d");
   std::ofstream(fs::path(pattern) / "ld.so.conf") << "include /etc/ld.so.conf.d/*.conf\n";
@@ -95,4 +122,5 @@ const bool sandbox_etc = [] {
   });
   return true;
 }();
+#endif
 }  // namespace

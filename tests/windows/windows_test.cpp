@@ -1,0 +1,249 @@
+// The Windows platform modules under Wine (or Windows): the registry PATH, Restart Manager, files
+// in use, FileVersion, and cudnn-install.exe end to end on a fake toolkit, with PATH checked and
+// everything rolled back byte for byte. What Wine cannot show is said where it matters.
+#include <gtest/gtest.h>
+#include <windows.h>
+
+#include <algorithm>
+
+#include "cudnn_install/env.hpp"
+#include "cudnn_install/filesystem.hpp"
+#include "cudnn_install/locks.hpp"
+#include "cudnn_install/verify.hpp"
+#include "support/sandbox.hpp"
+#include "support/tree_snapshot.hpp"
+
+using namespace cudnn_install;
+using namespace cudnn_install::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+bool under_wine() {
+  HMODULE ntdll = GetModuleHandleW(L"ntdll.dll");
+  return ntdll && GetProcAddress(ntdll, "wine_get_version");
+}
+
+// HKCU Path is put back as it was (type and bytes) whatever the test does.
+class PathGuard {
+ public:
+  PathGuard() : store_(make_registry_env_store()), saved_(*store_->read(EnvScope::User, "Path")) {}
+  ~PathGuard() {
+    if (saved_) (void)store_->write(EnvScope::User, "Path", *saved_);
+    else (void)store_->erase(EnvScope::User, "Path");
+  }
+  EnvStore& store() { return *store_; }
+  RegValue now() { return store_->read(EnvScope::User, "Path")->value_or(RegValue{0, {}}); }
+
+ private:
+  std::unique_ptr<EnvStore> store_;
+  std::optional<RegValue> saved_;
+};
+
+// A long-used machine's PATH: unexpanded variables, a quoted entry with a ';' inside, an entry
+// that is a prefix of the CUDA directory, and a trailing ';'. Over 3000 characters.
+std::u16string long_path(const fs::path& cuda_bin) {
+  std::wstring prefix = cuda_bin.wstring();
+  prefix.pop_back();
+  std::u16string p = u"%SystemRoot%\\system32;%SystemRoot%;\"C:\\Tools;Quoted\\bin\";" +
+                     std::u16string(prefix.begin(), prefix.end()) + u";";
+  for (int i = 0; p.size() < 3100; ++i) p += u"C:\\Program Files\\Vendor" + std::u16string(1, char16_t(u'A' + i % 26)) + u"\\bin;";
+  return p;
+}
+
+// A process that keeps a DLL loaded until it is told to exit.
+class HeldDll {
+ public:
+  explicit HeldDll(const fs::path& dll) {
+    SECURITY_ATTRIBUTES inherit{sizeof inherit, nullptr, TRUE};
+    HANDLE out_w = nullptr, in_r = nullptr;
+    CreatePipe(&out_, &out_w, &inherit, 0);
+    CreatePipe(&in_r, &in_, &inherit, 0);
+    SetHandleInformation(out_, HANDLE_FLAG_INHERIT, 0);
+    SetHandleInformation(in_, HANDLE_FLAG_INHERIT, 0);
+    STARTUPINFOW si{};
+    si.cb = sizeof si;
+    si.dwFlags = STARTF_USESTDHANDLES;
+    si.hStdInput = in_r;
+    si.hStdOutput = out_w;
+    si.hStdError = out_w;
+    std::wstring command = L"\"" + fs::path(HOLD_DLL).wstring() + L"\" \"" + dll.wstring() + L"\"";
+    PROCESS_INFORMATION pi{};
+    if (CreateProcessW(nullptr, command.data(), nullptr, nullptr, TRUE, 0, nullptr, nullptr, &si, &pi)) {
+      process_ = pi.hProcess;
+      CloseHandle(pi.hThread);
+    }
+    CloseHandle(out_w);
+    CloseHandle(in_r);
+    char buf[64] = {};
+    DWORD n = 0;
+    ReadFile(out_, buf, sizeof buf - 1, &n, nullptr);
+    loaded_ = std::string(buf, n).starts_with("loaded");
+  }
+  ~HeldDll() {
+    CloseHandle(in_);
+    if (process_) WaitForSingleObject(process_, 10000), CloseHandle(process_);
+    CloseHandle(out_);
+  }
+  bool loaded() const { return loaded_; }
+  long pid() const { return process_ ? static_cast<long>(GetProcessId(process_)) : 0; }
+
+ private:
+  HANDLE out_ = nullptr, in_ = nullptr, process_ = nullptr;
+  bool loaded_ = false;
+};
+
+std::string cli(const std::string& args) { return "\"" + fs::path(CLI_PATH).make_preferred().string() + "\" " + args; }
+
+fs::path corpus(const std::string& name) { return fs::path(CORPUS_DIR) / "good" / name; }
+
+std::string quoted(const fs::path& p) { return "\"" + p.string() + "\""; }
+
+}  // namespace
+
+TEST(WinRegistry, PathRoundTripKeepsTypeAndEveryByte) {
+  PathGuard guard;
+  RegValue v = make_value(kRegExpandSz, long_path("C:\\CUDA\\v12.4\\bin"));
+  ASSERT_TRUE(guard.store().write(EnvScope::User, "Path", v));
+  auto back = guard.store().read(EnvScope::User, "Path");
+  ASSERT_TRUE(back && *back);
+  EXPECT_EQ(**back, v);
+  EXPECT_EQ((*back)->type, static_cast<std::uint32_t>(REG_EXPAND_SZ));
+  guard.store().broadcast_change();  // SendMessageTimeoutW returns under the null graphics driver
+  ASSERT_TRUE(guard.store().erase(EnvScope::User, "Path"));
+  EXPECT_FALSE(*guard.store().read(EnvScope::User, "Path"));
+}
+
+TEST(WinFileVersion, ReadsTheVersionResource) {
+  EXPECT_EQ(dll_file_version(FAKE_CUDNN).value_or("none"), "8.9.5.30");
+  TempDir dir;
+  write_file(dir.path() / "not-a-dll.dll", "MZ but nothing else");
+  EXPECT_FALSE(dll_file_version(dir.path() / "not-a-dll.dll"));
+}
+
+TEST(WinLocks, ALoadedDllIsInUseAndHoldersAreUnknownUnderWine) {
+  TempDir dir;
+  fs::path dll = dir.path() / "cudnn64_8.dll";
+  fs::copy_file(FAKE_CUDNN, dll);
+  auto real = make_real_filesystem();
+  EXPECT_TRUE(real->check_not_in_use(dll));
+  {
+    HeldDll held(dll);
+    ASSERT_TRUE(held.loaded());
+    auto busy = real->check_not_in_use(dll);
+    ASSERT_FALSE(busy);
+    EXPECT_EQ(busy.error().code, ErrorCode::Conflict);
+    EXPECT_NE(busy.error().message.find("--replace-in-use"), std::string::npos);
+    auto scan = make_process_finder()->find_holders({{dll.string(), *file_id(dll)}});
+    ASSERT_TRUE(scan);
+    if (under_wine()) {
+      EXPECT_TRUE(scan->holders.empty());  // the stub's answer, which must not read as "free"
+      EXPECT_NE(describe_holders(*scan).find("unknown (not available)"), std::string::npos);
+    } else {
+      ASSERT_EQ(scan->holders.size(), 1u);
+      EXPECT_EQ(scan->holders[0].pid, held.pid());
+    }
+  }
+  EXPECT_TRUE(real->check_not_in_use(dll));
+}
+
+// The whole CLI into a fake toolkit of each era: the user PATH gets exactly one entry and keeps
+// its type and every other byte; --rollback gives back the tree and the PATH value exactly.
+TEST(WinEndToEnd, InstallChangesPathOnceAndRollbackRestoresAll) {
+  struct Case {
+    const char* archive;
+    const char* cuda;
+    bool x64;
+  } cases[] = {{"cudnn-windows-x86_64-8.9.5.30_cuda12-archive.zip", "12.4.1", false},
+               {"cudnn-windows-x86_64-9.19.0.56_cuda13-archive.zip", "13.0.0", true}};
+  for (const auto& c : cases) {
+    PathGuard guard;
+    TempDir dir;
+    fs::path root = dir.path() / "CUDA" / (std::string("v") + c.cuda);
+    make_windows_toolkit(root, c.cuda, c.x64);
+    fs::path bin = root / (c.x64 ? "bin\\x64" : "bin");
+    RegValue before = make_value(kRegExpandSz, long_path(bin));
+    ASSERT_TRUE(guard.store().write(EnvScope::User, "Path", before));
+    Snapshot tree = snapshot(root);
+    std::string out;
+    int rc = run_command(cli("--yes --no-verify --cuda-root " + quoted(root) + " " + archive_args(corpus(c.archive))), &out);
+    ASSERT_EQ(rc, 0) << out;
+    EXPECT_NE(out.find("PATH changed"), std::string::npos) << out;
+    RegValue after = guard.now();
+    EXPECT_EQ(after.type, static_cast<std::uint32_t>(REG_EXPAND_SZ));
+    std::wstring b = bin.wstring();
+    EXPECT_EQ(value_text(after), value_text(before) + std::u16string(b.begin(), b.end()) + u";") << c.archive;
+    EXPECT_TRUE(fs::exists(bin / (std::string(c.x64 ? "cudnn64_9" : "cudnn64_8") + ".dll")));
+
+    rc = run_command(cli("--rollback --cuda-root " + quoted(root)), &out);
+    ASSERT_EQ(rc, 0) << out;
+    EXPECT_EQ(guard.now(), before) << c.archive;
+    EXPECT_EQ(diff(tree, snapshot(root)), "") << c.archive;
+  }
+}
+
+TEST(WinEndToEnd, DryRunShowsTheExactPathChangeAndWritesNothing) {
+  PathGuard guard;
+  TempDir dir;
+  fs::path root = dir.path() / "v12.4";
+  make_windows_toolkit(root, "12.4.1", false);
+  RegValue before = make_value(kRegSz, u"C:\\Windows;C:\\Tools");
+  ASSERT_TRUE(guard.store().write(EnvScope::User, "Path", before));
+  Snapshot tree = snapshot(root);
+  std::string out;
+  int rc = run_command(cli("--dry-run --cuda-root " + quoted(root) + " " +
+                           archive_args(corpus("cudnn-windows-x86_64-8.9.5.30_cuda12-archive.zip"))), &out);
+  ASSERT_EQ(rc, 0) << out;
+  EXPECT_NE(out.find("before: C:\\Windows;C:\\Tools"), std::string::npos) << out;
+  EXPECT_NE(out.find("after:  C:\\Windows;C:\\Tools;" + (root / "bin").string()), std::string::npos) << out;
+  EXPECT_NE(out.find("REG_SZ, kept"), std::string::npos) << out;
+  EXPECT_EQ(guard.now(), before);
+  EXPECT_EQ(diff(tree, snapshot(root)), "");
+}
+
+// A cudnn64_8.dll that a running program has loaded: refused (tree unchanged) without the flag;
+// moved aside and replaced with --replace-in-use; --rollback puts the original back.
+TEST(WinEndToEnd, DllInUseIsRefusedOrMovedAsideWithReplaceInUse) {
+  PathGuard guard;
+  TempDir dir;
+  fs::path root = dir.path() / "v12.4";
+  make_windows_toolkit(root, "12.4.1", false);
+  write_file(root / "include/cudnn_version.h", "#define CUDNN_MAJOR 8\n#define CUDNN_MINOR 6\n#define CUDNN_PATCHLEVEL 0\n");
+  fs::copy_file(FAKE_CUDNN, root / "bin/cudnn64_8.dll");
+  Snapshot tree = snapshot(root);
+  std::string args = "--yes --no-verify --no-path --cuda-root " + quoted(root) + " " +
+                     archive_args(corpus("cudnn-windows-x86_64-8.9.5.30_cuda12-archive.zip"));
+  HeldDll held(root / "bin/cudnn64_8.dll");
+  ASSERT_TRUE(held.loaded());
+  std::string out;
+  EXPECT_EQ(run_command(cli(args), &out), 3) << out;
+  EXPECT_NE(out.find("cudnn64_8.dll' is in use"), std::string::npos) << out;
+  EXPECT_EQ(diff(tree, snapshot(root)), "");
+
+  ASSERT_EQ(run_command(cli("--replace-in-use " + args), &out), 0) << out;
+  EXPECT_NE(read_file(root / "bin/cudnn64_8.dll"), read_file(FAKE_CUDNN));
+  ASSERT_EQ(run_command(cli("--rollback --cuda-root " + quoted(root)), &out), 0) << out;
+  EXPECT_EQ(diff(tree, snapshot(root)), "");
+}
+
+// verify on Windows: FileVersion of every DLL against cudnn_version.h, and the DLL loaded in the
+// probe child (no GPU under Wine: the version check only).
+TEST(WinEndToEnd, VerifyReadsFileVersionsAndLoadsTheDll) {
+  TempDir dir;
+  fs::path root = dir.path() / "v12.4";
+  make_windows_toolkit(root, "12.4.1", false);
+  write_file(root / "include/cudnn_version.h", "#define CUDNN_MAJOR 8\n#define CUDNN_MINOR 9\n#define CUDNN_PATCHLEVEL 5\n");
+  for (const char* name : {"cudnn64_8", "cudnn_ops_infer64_8", "cudnn_ops_train64_8", "cudnn_cnn_infer64_8",
+                           "cudnn_cnn_train64_8", "cudnn_adv_infer64_8", "cudnn_adv_train64_8"})
+    fs::copy_file(FAKE_CUDNN, root / "bin" / (std::string(name) + ".dll"));
+  std::string out;
+  int rc = run_command(cli("verify --json --cuda-root " + quoted(root)), &out);
+  EXPECT_EQ(rc, 0) << out;
+  EXPECT_NE(out.find("8.9.5.30"), std::string::npos) << out;
+  EXPECT_NE(out.find("\"version\": 8905"), std::string::npos) << out;
+
+  write_file(root / "include/cudnn_version.h", "#define CUDNN_MAJOR 8\n#define CUDNN_MINOR 9\n#define CUDNN_PATCHLEVEL 7\n");
+  rc = run_command(cli("verify --cuda-root " + quoted(root)), &out);
+  EXPECT_EQ(rc, 5) << out;
+  EXPECT_NE(out.find("mixed cuDNN versions"), std::string::npos) << out;
+}
