@@ -107,20 +107,44 @@ void after_env_change(const EnvChanged& changed, const Options& o) {
 
 std::unique_ptr<EnvStore> open_env_store() { return make_registry_env_store(); }
 
+namespace {
+
+// The Visual C++ runtime DLLs cuDNN links against, where Windows keeps them.
+std::vector<std::string> missing_runtime() {
+  wchar_t system[MAX_PATH] = {};
+  GetSystemDirectoryW(system, MAX_PATH);
+  std::vector<std::string> missing;
+  std::error_code ec;
+  for (const wchar_t* dll : {L"msvcp140.dll", L"vcruntime140.dll"})
+    if (!std::filesystem::exists(std::filesystem::path(system) / dll, ec))
+      missing.push_back((std::filesystem::path(system) / dll).string());
+  return missing;
+}
+
+}  // namespace
+
+// Walks the PATH of this process: shadowing cudnn64_N.dll before the toolkit, zlibwapi.dll, Python.
 void add_env_evidence(DoctorInputs& in, const Toolkit& tk, int) {
   std::filesystem::path ours = (tk.root / tk.bin_dir).make_preferred();
-  std::u16string path = expand(u"%PATH%");
+  WindowsEvidence w;
+  auto store = make_registry_env_store();
+  if (auto v = store->read(EnvScope::User, "Path")) w.user_path = *v;
+  if (auto v = store->read(EnvScope::System, "Path")) w.system_path = *v;
+  std::error_code ec;
+  w.zlibwapi_found = std::filesystem::exists(ours / "zlibwapi.dll", ec);
   bool found_ours = false;
-  for (const auto& entry : split_path_value(path)) {
+  for (const auto& entry : split_path_value(expand(u"%PATH%"))) {
     if (entry.empty()) continue;
-    if (comparable_entry(entry) == comparable_entry(to_u16(ours.wstring()))) {
-      found_ours = true;
-      break;
-    }
-    for (const auto& dll : cudnn_dlls_in(std::filesystem::path(to_w(entry))))
-      in.shadows.push_back({dll.string(), dll_file_version(dll).value_or(""), "PATH"});
+    std::filesystem::path dir(to_w(entry));
+    w.zlibwapi_found |= std::filesystem::exists(dir / "zlibwapi.dll", ec);
+    if (std::filesystem::exists(dir / "python.exe", ec)) w.pythons.push_back((dir / "python.exe").string());
+    if (comparable_entry(entry) == comparable_entry(to_u16(ours.wstring()))) found_ours = true;
+    if (!found_ours)
+      for (const auto& dll : cudnn_dlls_in(dir)) in.shadows.push_back({dll.string(), dll_file_version(dll).value_or(""), "PATH"});
   }
   in.loader_searches_lib = found_ours;
+  w.missing_runtime = missing_runtime();
+  in.windows = std::move(w);
 }
 
 bool is_terminal(int fd) { return _isatty(fd) != 0; }

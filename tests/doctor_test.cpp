@@ -101,3 +101,71 @@ TEST(Doctor, MixedVersionsInOneTree) {
   EXPECT_EQ(rc, 5);
   ASSERT_TRUE(finding(j, "mixed-versions")) << j.dump(2);
 }
+
+// ---- the Windows checks, on injected evidence ----
+
+namespace {
+
+DoctorInputs windows_inputs(const std::string& cudnn) {
+  DoctorInputs in;
+  in.toolkit.root = "C:/CUDA/v12.4";
+  in.toolkit.os = TargetOs::Windows;
+  in.toolkit.bin_dir = "bin";
+  in.verify.header_version = cudnn;
+  in.windows = WindowsEvidence{};
+  in.windows->system_path = make_value(kRegExpandSz, u"%SystemRoot%\\system32;%SystemRoot%");
+  return in;
+}
+
+const Finding* find(const std::vector<Finding>& findings, const std::string& check, const std::string& text = "") {
+  for (const auto& f : findings)
+    if (f.check == check && f.summary.find(text) != std::string::npos) return &f;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST(DoctorWindows, ZlibwapiIsNeededFrom83To89AndUnclearFor90And91) {
+  for (auto [version, severity] : {std::pair<std::string, std::optional<Severity>>{"8.9.5", Severity::Error},
+                                   {"8.3.2", Severity::Error}, {"8.2.2", std::nullopt}, {"9.1.0", Severity::Info},
+                                   {"9.2.0", std::nullopt}, {"9.19.0", std::nullopt}}) {
+    auto in = windows_inputs(version);
+    in.windows->zlibwapi_found = false;
+    const Finding* f = find(windows_findings(in), "zlibwapi");
+    ASSERT_EQ(f != nullptr, severity.has_value()) << version;
+    if (f) {
+      EXPECT_EQ(f->severity, *severity) << version;
+    }
+    in.windows->zlibwapi_found = true;
+    EXPECT_FALSE(find(windows_findings(in), "zlibwapi")) << version;
+  }
+}
+
+TEST(DoctorWindows, PathProblems) {
+  auto in = windows_inputs("9.19.0");
+  EXPECT_TRUE(windows_findings(in).empty());
+  in.windows->user_path = make_value(kRegExpandSz, std::u16string(1024, u'x'));
+  EXPECT_TRUE(find(windows_findings(in), "path", "cut off by setx"));
+  in.windows->user_path = make_value(kRegSz, u"%USERPROFILE%\\bin;C:\\Tools");
+  EXPECT_TRUE(find(windows_findings(in), "path", "REG_SZ"));
+  in.windows->system_path = make_value(kRegExpandSz, u"C:\\Tools;C:\\Python");
+  const Finding* lost = find(windows_findings(in), "path", "lacks %SystemRoot%");
+  ASSERT_TRUE(lost);
+  EXPECT_EQ(lost->severity, Severity::Error);
+  in.windows->system_path = make_value(kRegExpandSz, std::u16string(kMaxPathChars + 1, u'x'));
+  EXPECT_TRUE(find(windows_findings(in), "path", "32767"));
+  in.loader_searches_lib = false;
+  EXPECT_TRUE(find(windows_findings(in), "path", "is not on PATH"));
+}
+
+TEST(DoctorWindows, PythonAndTheVisualCppRuntime) {
+  auto in = windows_inputs("9.19.0");
+  in.windows->pythons = {"C:/Python312/python.exe"};
+  const Finding* py = find(windows_findings(in), "python-dll-search");
+  ASSERT_TRUE(py);
+  EXPECT_NE(py->fix.find("os.add_dll_directory(r\"C:/CUDA/v12.4"), std::string::npos) << py->fix;
+  in.windows->missing_runtime = {"C:/Windows/System32/vcruntime140.dll"};
+  const Finding* vc = find(windows_findings(in), "vc-runtime");
+  ASSERT_TRUE(vc);
+  EXPECT_EQ(vc->severity, Severity::Error);
+}

@@ -10,12 +10,13 @@ namespace cudnn_install {
 namespace {
 
 void check_shadowing(const DoctorInputs& in, std::vector<Finding>& out) {
+  const auto& dir = in.toolkit.os == TargetOs::Windows ? in.toolkit.bin_dir : in.toolkit.lib_dir;
   for (const auto& s : in.shadows)
     out.push_back({"shadowing", Severity::Warning,
                    fmt::format("another libcudnn is found before the toolkit's: {}{}", s.path,
                                s.version.empty() ? "" : " (cuDNN " + s.version + ")"),
-                   {"found through the " + s.where, "the toolkit's copy: " + (in.toolkit.root / in.toolkit.lib_dir).string()},
-                   "remove that copy, or put " + (in.toolkit.root / in.toolkit.lib_dir).string() + " first"});
+                   {"found through the " + s.where, "the toolkit's copy: " + (in.toolkit.root / dir).string()},
+                   "remove that copy, or put " + (in.toolkit.root / dir).string() + " first"});
 }
 
 void check_libraries(const DoctorInputs& in, std::vector<Finding>& out) {
@@ -91,7 +92,7 @@ std::optional<std::string> minimum_linux_driver(int cuda_major) {
 }
 
 std::vector<Finding> run_doctor(const DoctorInputs& in) {
-  std::vector<Finding> out;
+  std::vector<Finding> out = windows_findings(in);
   check_libraries(in, out);
   check_runtime(in, out);
   check_shadowing(in, out);

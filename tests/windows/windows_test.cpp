@@ -247,3 +247,23 @@ TEST(WinEndToEnd, VerifyReadsFileVersionsAndLoadsTheDll) {
   EXPECT_EQ(rc, 5) << out;
   EXPECT_NE(out.find("mixed cuDNN versions"), std::string::npos) << out;
 }
+
+// doctor on Windows: zlibwapi.dll for cuDNN 8.9 and the toolkit missing from PATH, from the real
+// registry and filesystem of the (Wine) machine.
+TEST(WinEndToEnd, DoctorFindsMissingZlibwapiAndTheToolkitOffPath) {
+  TempDir dir;
+  fs::path root = dir.path() / "v12.4";
+  make_windows_toolkit(root, "12.4.1", false);
+  write_file(root / "include/cudnn_version.h", "#define CUDNN_MAJOR 8\n#define CUDNN_MINOR 9\n#define CUDNN_PATCHLEVEL 5\n");
+  for (const char* name : {"cudnn64_8", "cudnn_ops_infer64_8", "cudnn_ops_train64_8", "cudnn_cnn_infer64_8",
+                           "cudnn_cnn_train64_8", "cudnn_adv_infer64_8", "cudnn_adv_train64_8"})
+    fs::copy_file(FAKE_CUDNN, root / "bin" / (std::string(name) + ".dll"));
+  std::string out;
+  int rc = run_command(cli("doctor --json --cuda-root " + quoted(root)), &out);
+  EXPECT_EQ(rc, 5) << out;
+  EXPECT_NE(out.find("\"check\": \"zlibwapi\""), std::string::npos) << out;
+  EXPECT_NE(out.find("is not on PATH"), std::string::npos) << out;
+  write_file(root / "bin/zlibwapi.dll", "MZ");
+  run_command(cli("doctor --json --cuda-root " + quoted(root)), &out);
+  EXPECT_EQ(out.find("\"check\": \"zlibwapi\""), std::string::npos) << out;
+}

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cudnn_install/env.hpp"
 #include "cudnn_install/loader.hpp"
 #include "cudnn_install/toolkit.hpp"
 #include "cudnn_install/verify.hpp"
@@ -23,6 +24,14 @@ struct Finding {
   std::string fix;
 };
 
+// What doctor knows of a Windows machine (gathered by app/env_cli_win32.cpp; injected in tests).
+struct WindowsEvidence {
+  std::optional<RegValue> user_path, system_path;  // the raw registry values
+  bool zlibwapi_found = true;                      // zlibwapi.dll beside cuDNN or on PATH
+  std::vector<std::string> missing_runtime;        // msvcp140.dll / vcruntime140.dll not in System32
+  std::vector<std::string> pythons;                // python.exe found on PATH
+};
+
 struct DoctorInputs {
   Toolkit toolkit;
   VerifyReport verify;                   // static checks and the runtime probe
@@ -30,12 +39,15 @@ struct DoctorInputs {
   bool loader_searches_lib = true;
   std::vector<std::string> other_majors; // cudnn files of another major in the library directory
   bool has_dev_symlink = true;           // libcudnn.so (what -lcudnn links against)
+  std::optional<WindowsEvidence> windows;  // on Windows only
 };
 
 std::vector<Finding> run_doctor(const DoctorInputs& inputs);
 
 // Minimum Linux driver for a CUDA major (CUDA's release notes), nullopt when unknown.
 std::optional<std::string> minimum_linux_driver(int cuda_major);
+// The Windows checks (doctor_windows.cpp): zlibwapi, PATH, Python's DLL search, the VC++ runtime.
+std::vector<Finding> windows_findings(const DoctorInputs& inputs);
 
 const char* to_string(Severity s);
 nlohmann::json doctor_to_json(const std::vector<Finding>& findings, const Toolkit& toolkit);
