@@ -52,6 +52,14 @@ void add_env_evidence(DoctorInputs& in, const Toolkit& tk, int cudnn_major) {
   in.loader_searches_lib = loader_searches(tk.root / tk.lib_dir, env);
 }
 
+std::string env_state(const Toolkit& tk) {
+  if (tk.os != TargetOs::Linux) return "not a Linux toolkit: the loader configuration does not apply";
+  std::string lib = (tk.root / tk.lib_dir).string();
+  return loader_searches(tk.root / tk.lib_dir, system_loader_env())
+             ? lib + " is searched by the dynamic loader"
+             : lib + " is not searched by the dynamic loader (LD_LIBRARY_PATH needed; see doctor)";
+}
+
 bool is_terminal(int fd) { return ::isatty(fd) != 0; }
 
 }  // namespace cudnn_install::cli

@@ -147,6 +147,23 @@ void add_env_evidence(DoctorInputs& in, const Toolkit& tk, int) {
   in.windows = std::move(w);
 }
 
+std::string env_state(const Toolkit& tk) {
+  std::filesystem::path ours = (tk.root / tk.bin_dir).make_preferred();
+  PathQuery q = query_for(ours);
+  auto store = make_registry_env_store();
+  std::string out;
+  for (EnvScope scope : {EnvScope::System, EnvScope::User}) {
+    auto value = store->read(scope, "Path");
+    if (!value || !*value) continue;
+    auto entries = split_path_value(value_text(**value));
+    for (std::size_t i = 0; i < entries.size(); ++i)
+      if (!entries[i].empty() && comparable_entry(expand(entries[i])) == comparable_entry(q.dir))
+        out += std::string(out.empty() ? "" : "; ") + "entry " + std::to_string(i + 1) + " of the " + scope_word(scope) +
+               " PATH (" + ((*value)->type == kRegExpandSz ? "REG_EXPAND_SZ" : "REG_SZ") + ")";
+  }
+  return ours.string() + (out.empty() ? " is not on PATH (cudnn-install ARCHIVE adds it)" : " is " + out);
+}
+
 bool is_terminal(int fd) { return _isatty(fd) != 0; }
 
 }  // namespace cudnn_install::cli

@@ -174,6 +174,8 @@ TEST(WinEndToEnd, InstallChangesPathOnceAndRollbackRestoresAll) {
     std::wstring b = bin.wstring();
     EXPECT_EQ(value_text(after), value_text(before) + std::u16string(b.begin(), b.end()) + u";") << c.archive;
     EXPECT_TRUE(fs::exists(bin / (std::string(c.x64 ? "cudnn64_9" : "cudnn64_8") + ".dll")));
+    ASSERT_EQ(run_command(cli("status --cuda-root " + quoted(root)), &out), 0) << out;
+    EXPECT_NE(out.find("of the user PATH (REG_EXPAND_SZ)"), std::string::npos) << out;
 
     rc = run_command(cli("--rollback --cuda-root " + quoted(root)), &out);
     ASSERT_EQ(rc, 0) << out;
