@@ -75,6 +75,18 @@ void print_plan(const Plan& plan, const ArchiveInfo& archive, const Toolkit& too
   }
 }
 
+// The environment step and the plan, both shown: what a dry run prints and a real run asks about.
+Result<Plan> plan_and_show(const ArchiveInfo& archive, const Toolkit& toolkit, const IntegrityCheck& integrity,
+                           const Options& o) {
+  auto env = plan_env_step(toolkit, archive.header_version.major, o);
+  if (!env) return std::unexpected(env.error());
+  auto plan = plan_for(archive, toolkit, *env);
+  if (!plan) return plan;
+  print_plan(*plan, archive, toolkit, integrity, o);
+  print_env_step(*env, o);
+  return plan;
+}
+
 }  // namespace
 
 Result<void> confirm(const Options& o) {
@@ -130,23 +142,15 @@ int cmd_install(const Options& o) {
     if (has_pending_journal(toolkit->root))
       spdlog::warn("an interrupted transaction is pending in {}; the next real run will restore it first",
                    toolkit->root.string());
-    auto env = plan_env_step(*toolkit, archive->header_version.major, o);
-    if (!env) return report_error(env.error(), o);
-    auto plan = plan_for(*archive, *toolkit, *env);
+    auto plan = plan_and_show(*archive, *toolkit, *integrity, o);
     if (!plan) return report_error(plan.error(), o);
-    print_plan(*plan, *archive, *toolkit, *integrity, o);
-    print_env_step(*env, o);
     if (o.format == Format::Text) std::cout << "dry run: nothing was written.\n";
     return 0;
   }
   auto session = open_session(toolkit->root, o);
   if (!session) return report_error(session.error(), o);
-  auto env = plan_env_step(*toolkit, archive->header_version.major, o);
-  if (!env) return report_error(env.error(), o);
-  auto plan = plan_for(*archive, *toolkit, *env);
+  auto plan = plan_and_show(*archive, *toolkit, *integrity, o);
   if (!plan) return report_error(plan.error(), o);
-  print_plan(*plan, *archive, *toolkit, *integrity, o);
-  print_env_step(*env, o);
   if (!plan->changes_anything()) {
     if (o.format == Format::Text) std::cout << "\ncuDNN " << plan->cudnn_version << " is already installed here: nothing to do.\n";
     return 0;

@@ -40,22 +40,15 @@ class PosixStateLock final : public StateLock {
 }  // namespace
 
 Result<std::unique_ptr<StateLock>> acquire_state_lock(const fs::path& root) {
-  std::error_code ec;
-  fs::create_directories(state_dir(root), ec);
-  if (ec)
-    return fail(ErrorCode::Io, "cannot create '" + state_dir(root).string() + "': " + ec.message() +
-                                   " (run with the rights to change the toolkit)",
-                state_dir(root).string());
-  fs::path path = state_dir(root) / "lock";
+  auto lock_file = prepare_lock_file(root);
+  if (!lock_file) return std::unexpected(lock_file.error());
+  const fs::path& path = *lock_file;
   int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) return fail(ErrorCode::Io, "cannot open '" + path.string() + "': " + std::strerror(errno), path.string());
   if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
     auto holder = read_pid(fd);
     ::close(fd);
-    return fail(ErrorCode::Conflict,
-                "another cudnn-install" + (holder ? " (PID " + std::to_string(*holder) + ")" : std::string()) +
-                    " is working on " + root.string() + "; wait for it to finish and try again",
-                path.string());
+    return lock_held(root, path, holder);
   }
   auto stale = read_pid(fd);
   std::string pid = std::to_string(::getpid()) + "\n";

@@ -44,13 +44,9 @@ class Win32StateLock final : public StateLock {
 }  // namespace
 
 Result<std::unique_ptr<StateLock>> acquire_state_lock(const fs::path& root) {
-  std::error_code ec;
-  fs::create_directories(state_dir(root), ec);
-  if (ec)
-    return fail(ErrorCode::Io, "cannot create '" + state_dir(root).string() + "': " + ec.message() +
-                                   " (run as administrator to change the toolkit)",
-                state_dir(root).string());
-  fs::path path = state_dir(root) / "lock";
+  auto lock_file = prepare_lock_file(root);
+  if (!lock_file) return std::unexpected(lock_file.error());
+  const fs::path& path = *lock_file;
   HANDLE h = CreateFileW(path.c_str(), GENERIC_READ | GENERIC_WRITE, FILE_SHARE_READ | FILE_SHARE_WRITE, nullptr,
                          OPEN_ALWAYS, FILE_ATTRIBUTE_NORMAL, nullptr);
   if (h == INVALID_HANDLE_VALUE)
@@ -60,10 +56,7 @@ Result<std::unique_ptr<StateLock>> acquire_state_lock(const fs::path& root) {
   if (!LockFileEx(h, LOCKFILE_EXCLUSIVE_LOCK | LOCKFILE_FAIL_IMMEDIATELY, 0, 1, 0, &at)) {
     auto holder = read_pid(h);
     CloseHandle(h);
-    return fail(ErrorCode::Conflict,
-                "another cudnn-install" + (holder ? " (PID " + std::to_string(*holder) + ")" : std::string()) +
-                    " is working on " + root.string() + "; wait for it to finish and try again",
-                path.string());
+    return lock_held(root, path, holder);
   }
   auto stale = read_pid(h);
   std::string pid = std::to_string(GetCurrentProcessId()) + "\n";

@@ -99,6 +99,15 @@ fs::path corpus(const std::string& name) { return fs::path(CORPUS_DIR) / "good" 
 
 std::string quoted(const fs::path& p) { return "\"" + p.string() + "\""; }
 
+// A CUDA 12.4 toolkit holding a complete cuDNN 8.9.5 made of the loadable stand-in DLL.
+void make_fake_cudnn8_toolkit(const fs::path& root) {
+  make_windows_toolkit(root, "12.4.1", false);
+  write_file(root / "include/cudnn_version.h", "#define CUDNN_MAJOR 8\n#define CUDNN_MINOR 9\n#define CUDNN_PATCHLEVEL 5\n");
+  for (const char* name : {"cudnn64_8", "cudnn_ops_infer64_8", "cudnn_ops_train64_8", "cudnn_cnn_infer64_8",
+                           "cudnn_cnn_train64_8", "cudnn_adv_infer64_8", "cudnn_adv_train64_8"})
+    fs::copy_file(FAKE_CUDNN, root / "bin" / (std::string(name) + ".dll"));
+}
+
 }  // namespace
 
 TEST(WinRegistry, PathRoundTripKeepsTypeAndEveryByte) {
@@ -233,11 +242,7 @@ TEST(WinEndToEnd, DllInUseIsRefusedOrMovedAsideWithReplaceInUse) {
 TEST(WinEndToEnd, VerifyReadsFileVersionsAndLoadsTheDll) {
   TempDir dir;
   fs::path root = dir.path() / "v12.4";
-  make_windows_toolkit(root, "12.4.1", false);
-  write_file(root / "include/cudnn_version.h", "#define CUDNN_MAJOR 8\n#define CUDNN_MINOR 9\n#define CUDNN_PATCHLEVEL 5\n");
-  for (const char* name : {"cudnn64_8", "cudnn_ops_infer64_8", "cudnn_ops_train64_8", "cudnn_cnn_infer64_8",
-                           "cudnn_cnn_train64_8", "cudnn_adv_infer64_8", "cudnn_adv_train64_8"})
-    fs::copy_file(FAKE_CUDNN, root / "bin" / (std::string(name) + ".dll"));
+  make_fake_cudnn8_toolkit(root);
   std::string out;
   int rc = run_command(cli("verify --json --cuda-root " + quoted(root)), &out);
   EXPECT_EQ(rc, 0) << out;
@@ -255,11 +260,7 @@ TEST(WinEndToEnd, VerifyReadsFileVersionsAndLoadsTheDll) {
 TEST(WinEndToEnd, DoctorFindsMissingZlibwapiAndTheToolkitOffPath) {
   TempDir dir;
   fs::path root = dir.path() / "v12.4";
-  make_windows_toolkit(root, "12.4.1", false);
-  write_file(root / "include/cudnn_version.h", "#define CUDNN_MAJOR 8\n#define CUDNN_MINOR 9\n#define CUDNN_PATCHLEVEL 5\n");
-  for (const char* name : {"cudnn64_8", "cudnn_ops_infer64_8", "cudnn_ops_train64_8", "cudnn_cnn_infer64_8",
-                           "cudnn_cnn_train64_8", "cudnn_adv_infer64_8", "cudnn_adv_train64_8"})
-    fs::copy_file(FAKE_CUDNN, root / "bin" / (std::string(name) + ".dll"));
+  make_fake_cudnn8_toolkit(root);
   std::string out;
   int rc = run_command(cli("doctor --json --cuda-root " + quoted(root)), &out);
   EXPECT_EQ(rc, 5) << out;
