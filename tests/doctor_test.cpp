@@ -117,10 +117,11 @@ DoctorInputs windows_inputs(const std::string& cudnn) {
   return in;
 }
 
-const Finding* find(const std::vector<Finding>& findings, const std::string& check, const std::string& text = "") {
+// A copy: the findings are usually a temporary.
+std::optional<Finding> find(const std::vector<Finding>& findings, const std::string& check, const std::string& text = "") {
   for (const auto& f : findings)
-    if (f.check == check && f.summary.find(text) != std::string::npos) return &f;
-  return nullptr;
+    if (f.check == check && f.summary.find(text) != std::string::npos) return f;
+  return std::nullopt;
 }
 
 }  // namespace
@@ -131,8 +132,8 @@ TEST(DoctorWindows, ZlibwapiIsNeededFrom83To89AndUnclearFor90And91) {
                                    {"9.2.0", std::nullopt}, {"9.19.0", std::nullopt}}) {
     auto in = windows_inputs(version);
     in.windows->zlibwapi_found = false;
-    const Finding* f = find(windows_findings(in), "zlibwapi");
-    ASSERT_EQ(f != nullptr, severity.has_value()) << version;
+    auto f = find(windows_findings(in), "zlibwapi");
+    ASSERT_EQ(f.has_value(), severity.has_value()) << version;
     if (f) {
       EXPECT_EQ(f->severity, *severity) << version;
     }
@@ -149,7 +150,7 @@ TEST(DoctorWindows, PathProblems) {
   in.windows->user_path = make_value(kRegSz, u"%USERPROFILE%\\bin;C:\\Tools");
   EXPECT_TRUE(find(windows_findings(in), "path", "REG_SZ"));
   in.windows->system_path = make_value(kRegExpandSz, u"C:\\Tools;C:\\Python");
-  const Finding* lost = find(windows_findings(in), "path", "lacks %SystemRoot%");
+  auto lost = find(windows_findings(in), "path", "lacks %SystemRoot%");
   ASSERT_TRUE(lost);
   EXPECT_EQ(lost->severity, Severity::Error);
   in.windows->system_path = make_value(kRegExpandSz, std::u16string(kMaxPathChars + 1, u'x'));
@@ -161,11 +162,11 @@ TEST(DoctorWindows, PathProblems) {
 TEST(DoctorWindows, PythonAndTheVisualCppRuntime) {
   auto in = windows_inputs("9.19.0");
   in.windows->pythons = {"C:/Python312/python.exe"};
-  const Finding* py = find(windows_findings(in), "python-dll-search");
+  auto py = find(windows_findings(in), "python-dll-search");
   ASSERT_TRUE(py);
   EXPECT_NE(py->fix.find("os.add_dll_directory(r\"C:/CUDA/v12.4"), std::string::npos) << py->fix;
   in.windows->missing_runtime = {"C:/Windows/System32/vcruntime140.dll"};
-  const Finding* vc = find(windows_findings(in), "vc-runtime");
+  auto vc = find(windows_findings(in), "vc-runtime");
   ASSERT_TRUE(vc);
   EXPECT_EQ(vc->severity, Severity::Error);
 }
