@@ -56,6 +56,12 @@ struct EnvScenario {
     p.plan.env_entry = "C:\\CUDA\\bin";
   }
   const RegValue& now() { return store.values.at({EnvScope::User, "Path"}); }
+  // The install with the fake registry, on the real filesystem.
+  Result<TxnOutcome> install(FileSystem& fs) {
+    ApplyOptions options;
+    options.env = &store;
+    return apply_plan(fs, root, p.archive, p.plan, options);
+  }
 };
 
 }  // namespace
@@ -63,9 +69,7 @@ struct EnvScenario {
 TEST(EnvTxn, InstallWritesPathOnceAndRollbackRestoresTheExactBytes) {
   EnvScenario s;
   auto real = make_real_filesystem();
-  ApplyOptions options;
-  options.env = &s.store;
-  ASSERT_TRUE(apply_plan(*real, s.root, s.p.archive, s.p.plan, options));
+  ASSERT_TRUE(s.install(*real));
   EXPECT_EQ(s.now(), s.p.plan.env_edit->after);
   EXPECT_EQ(s.now().type, kRegExpandSz);
   EXPECT_EQ(count_entries(value_text(s.now()), kCuda), 1u);
@@ -84,9 +88,7 @@ TEST(EnvTxn, AValueThatDidNotExistIsRemovedAgainByRollback) {
   s.store.values.clear();
   s.p.plan.env_edit->before.reset();
   auto real = make_real_filesystem();
-  ApplyOptions options;
-  options.env = &s.store;
-  ASSERT_TRUE(apply_plan(*real, s.root, s.p.archive, s.p.plan, options));
+  ASSERT_TRUE(s.install(*real));
   ASSERT_TRUE(rollback_last(*real, s.root, &s.store));
   EXPECT_TRUE(s.store.values.empty());
 }
@@ -94,9 +96,7 @@ TEST(EnvTxn, AValueThatDidNotExistIsRemovedAgainByRollback) {
 TEST(EnvTxn, APathChangedByOthersSinceIsLeftAlone) {
   EnvScenario s;
   auto real = make_real_filesystem();
-  ApplyOptions options;
-  options.env = &s.store;
-  ASSERT_TRUE(apply_plan(*real, s.root, s.p.archive, s.p.plan, options));
+  ASSERT_TRUE(s.install(*real));
   RegValue theirs = make_value(kRegExpandSz, u"C:\\Someone\\Else");
   s.store.values[{EnvScope::User, "Path"}] = theirs;
   ASSERT_TRUE(rollback_last(*real, s.root, &s.store));

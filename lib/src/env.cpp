@@ -72,18 +72,23 @@ bool is_dir(const PathQuery& q, std::u16string_view entry) {
 Result<PathInsertion> insert_path_entry(std::u16string_view value, const PathQuery& query) {
   auto entries = split_path_value(value);
   PathInsertion out;
+  // Each entry is expanded and compared once (expansion is a system call on Windows).
+  std::vector<bool> ours(entries.size());
+  std::size_t copies = 0;
   std::optional<std::size_t> first_shadow, first_ours;
   for (std::size_t i = 0; i < entries.size(); ++i) {
-    if (is_dir(query, entries[i])) {
+    if (entries[i].empty()) continue;
+    std::u16string comparable = comparable_entry(expanded(query, entries[i]));
+    ours[i] = comparable == comparable_entry(query.dir);
+    if (ours[i]) {
+      ++copies;
       if (!first_ours) first_ours = i;
-    } else if (!entries[i].empty() && query.holds_other_cudnn &&
-               query.holds_other_cudnn(comparable_entry(expanded(query, entries[i])))) {
+    } else if (query.holds_other_cudnn && query.holds_other_cudnn(comparable)) {
       out.shadows.push_back(entries[i]);
       if (!first_shadow) first_shadow = i;
     }
   }
-  bool duplicated = false;
-  for (std::size_t i = 0; i < entries.size(); ++i) duplicated |= i != first_ours && is_dir(query, entries[i]);
+  bool duplicated = copies > 1;
   if (first_ours && (!first_shadow || *first_ours < *first_shadow) && !duplicated) {
     out.position = *first_ours;
     out.value = std::u16string(value);
@@ -96,7 +101,7 @@ Result<PathInsertion> insert_path_entry(std::u16string_view value, const PathQue
   std::optional<std::size_t> insert_at;
   for (std::size_t i = 0; i < entries.size(); ++i) {
     if (place && i == *place) insert_at = kept.size();
-    if (!is_dir(query, entries[i])) kept.push_back(entries[i]);
+    if (!ours[i]) kept.push_back(entries[i]);
   }
   if (!insert_at) insert_at = !kept.empty() && kept.back().empty() ? kept.size() - 1 : kept.size();
   if (kept.size() == 1 && kept[0].empty()) kept.clear(), insert_at = 0;  // an empty PATH
