@@ -1,6 +1,7 @@
 // `cudnn-install ARCHIVE`: inspect -> choose toolkit -> lock -> recover -> scan -> plan -> confirm -> apply.
 #include <spdlog/spdlog.h>
 
+#include <future>
 #include <iostream>
 
 #include "cli.hpp"
@@ -40,7 +41,7 @@ void print_env_step(const EnvStep& env, const Options& o) {
 }
 
 // The archive's sha256 against the manifest or the known-archives table; a mismatch refuses it.
-Result<IntegrityCheck> check_archive(const ArchiveInfo& archive, const Options& o) {
+Result<IntegrityCheck> check_archive(const std::filesystem::path& archive, const Options& o) {
   std::optional<std::vector<ManifestEntry>> manifest;
   if (o.manifest) {
     auto text = make_real_filesystem()->read_file(*o.manifest);
@@ -50,11 +51,13 @@ Result<IntegrityCheck> check_archive(const ArchiveInfo& archive, const Options& 
     manifest = std::move(*entries);
   }
   bool show = o.format == Format::Text && o.verbosity != Verbosity::Quiet && is_terminal(2);
-  auto sha = sha256_file(archive.path, [&](std::uint64_t done, std::uint64_t total) {
+  auto sha = sha256_file(archive, [&](std::uint64_t done, std::uint64_t total) {
     if (show && total > (64u << 20)) std::cerr << "\rsha256 " << done * 100 / total << "%" << (done == total ? "\n" : "") << std::flush;
   });
   if (!sha) return std::unexpected(sha.error());
-  auto check = check_integrity(archive.path.filename().string(), *sha, archive.archive_bytes, manifest,
+  std::error_code ec;
+  auto bytes = std::filesystem::file_size(archive, ec);
+  auto check = check_integrity(archive.filename().string(), *sha, ec ? 0 : bytes, manifest,
                                o.manifest ? o.manifest->filename().string() : "");
   if (check && check->verdict == IntegrityCheck::Verdict::Unknown) spdlog::warn("{}", check->note);
   return check;
@@ -126,30 +129,72 @@ int apply(const ArchiveInfo& archive, const Toolkit& toolkit, const Plan& plan, 
   return run_verify(toolkit, plan.cudnn_version, o);
 }
 
+NameCheck name_check(const Options& o) { return o.force_name ? NameCheck::Skip : NameCheck::Enforce; }
+
+// Writes nothing: the archive is listed (a tar.xz decoded once, into nothing), the plan shown.
+int dry_run(const Options& o) {
+  auto archive = inspect_archive(o.archive, name_check(o));
+  if (!archive) return report_error(archive.error(), o);
+  auto toolkit = choose_toolkit(system_toolkit_search(o.cuda_root), archive->name ? std::optional(archive->name->cuda.major) : std::nullopt);
+  if (!toolkit) return report_error(toolkit.error(), o);
+  auto integrity = check_archive(archive->path, o);
+  if (!integrity) return report_error(integrity.error(), o);
+  if (has_pending_journal(toolkit->root))
+    spdlog::warn("an interrupted transaction is pending in {}; the next real run will restore it first",
+                 toolkit->root.string());
+  auto plan = plan_and_show(*archive, *toolkit, *integrity, o);
+  if (!plan) return report_error(plan.error(), o);
+  if (o.format == Format::Text) std::cout << "dry run: nothing was written.\n";
+  return 0;
+}
+
+// The toolkit is chosen from the file name alone, so that a tar.xz can be decoded once, straight
+// into the toolkit's spool, under the lock (a zip's directory is read where it lies).
+Result<Toolkit> toolkit_for(const Options& o) {
+  auto name = parse_archive_name(o.archive.filename().string());
+  if (!name && name_check(o) == NameCheck::Enforce) return std::unexpected(name.error());
+  return choose_toolkit(system_toolkit_search(o.cuda_root), name ? std::optional(name->cuda.major) : std::nullopt);
+}
+
+// Inspection and the archive's sha256 at once, on two cores: both read the whole archive.
+struct Inspected {
+  ArchiveInfo archive;
+  IntegrityCheck integrity;
+};
+Result<Inspected> inspect_and_check(const Toolkit& toolkit, Session& session, const Options& o) {
+  auto hashing = std::async(std::launch::async, [&] { return check_archive(o.archive, o); });
+  bool tar = container_from_extension(o.archive.filename().string()) != Container::Zip;
+  spdlog::debug("inspecting {}", o.archive.string());
+  auto archive = tar ? inspect_and_spool(o.archive, name_check(o), *session.fs, spool_dir(toolkit.root))
+                     : inspect_archive(o.archive, name_check(o));
+  auto integrity = hashing.get();
+  if (!archive) return std::unexpected(archive.error());
+  if (!integrity) return std::unexpected(integrity.error());
+  return Inspected{std::move(*archive), std::move(*integrity)};
+}
+
+// The spool holds copies only until the transaction has moved them into place (or refused them).
+struct SpoolCleanup {
+  FileSystem& fs;
+  std::filesystem::path dir;
+  ~SpoolCleanup() {
+    if (auto r = remove_spool(fs, dir); !r) spdlog::warn("could not remove {}: {}", dir.string(), r.error().message);
+  }
+};
+
 }  // namespace
 
 int cmd_install(const Options& o) {
-  spdlog::debug("inspecting {}", o.archive.string());
-  auto archive = inspect_archive(o.archive, o.force_name ? NameCheck::Skip : NameCheck::Enforce);
-  if (!archive) return report_error(archive.error(), o);
-  std::optional<int> cuda_major;
-  if (archive->name) cuda_major = archive->name->cuda.major;
-  auto toolkit = choose_toolkit(system_toolkit_search(o.cuda_root), cuda_major);
+  if (o.mode == Mode::DryRun) return dry_run(o);
+  auto toolkit = toolkit_for(o);
   if (!toolkit) return report_error(toolkit.error(), o);
-  auto integrity = check_archive(*archive, o);
-  if (!integrity) return report_error(integrity.error(), o);
-  if (o.mode == Mode::DryRun) {
-    if (has_pending_journal(toolkit->root))
-      spdlog::warn("an interrupted transaction is pending in {}; the next real run will restore it first",
-                   toolkit->root.string());
-    auto plan = plan_and_show(*archive, *toolkit, *integrity, o);
-    if (!plan) return report_error(plan.error(), o);
-    if (o.format == Format::Text) std::cout << "dry run: nothing was written.\n";
-    return 0;
-  }
   auto session = open_session(toolkit->root, o);
   if (!session) return report_error(session.error(), o);
-  auto plan = plan_and_show(*archive, *toolkit, *integrity, o);
+  SpoolCleanup cleanup{*session->fs, spool_dir(toolkit->root)};
+  auto inspected = inspect_and_check(*toolkit, *session, o);
+  if (!inspected) return report_error(inspected.error(), o);
+  const auto& [archive, integrity] = *inspected;
+  auto plan = plan_and_show(archive, *toolkit, integrity, o);
   if (!plan) return report_error(plan.error(), o);
   if (!plan->changes_anything()) {
     if (o.format == Format::Text) std::cout << "\ncuDNN " << plan->cudnn_version << " is already installed here: nothing to do.\n";
@@ -158,7 +203,7 @@ int cmd_install(const Options& o) {
   auto replaced = files_replaced(*plan, toolkit->root);
   if (auto ok = check_holders(replaced, o); !ok) return report_error(ok.error(), o);
   if (auto ok = confirm(o); !ok) return report_error(ok.error(), o);
-  int rc = apply(*archive, *toolkit, *plan, integrity->sha256, *session, o);
+  int rc = apply(archive, *toolkit, *plan, integrity.sha256, *session, o);
   bool installed = rc == 0 || rc == static_cast<int>(ExitCode::VerifyFailed);
   if (installed) report_still_running_old(replaced, o);
   if (installed) after_env_change(env_changed_by(*plan), o);

@@ -22,11 +22,12 @@ const char* kSmallArchive = "cudnn-linux-sbsa-9.19.0.56_cuda13-archive.tar.xz";
 struct Reference {
   Snapshot before, after;
   int total_ops = 0;
+  int apply_op = 0;   // the first operation of apply_plan (after the spool was filled)
   int commit_op = 0;  // the operation that appends the commit record
 };
 
 // One successful install, counted, gives the before and after trees and the operation numbers.
-Reference reference_install(const char* archive) {
+Reference reference_install(const char* archive, Reading reading) {
   TempDir dir;
   fs::path root = dir.path() / "cuda";
   make_tree_with_old_cudnn(root);
@@ -36,21 +37,24 @@ Reference reference_install(const char* archive) {
   FaultyFileSystem counting(*real, 0, FaultyFileSystem::Mode::FailOnce);
   int appends = 0;
   counting.before_op = [&](const char* op, const fs::path&) {
-    if (std::string(op) == "append_durable" && ++appends == 3) ref.commit_op = counting.operations();
+    if (std::string(op) == "append_durable" && ++appends == 1) ref.apply_op = counting.operations();
+    if (std::string(op) == "append_durable" && appends == 3) ref.commit_op = counting.operations();
   };
-  auto p = prepare(root, corpus_archive(archive));
-  auto outcome = apply_plan(counting, root, p.archive, p.plan, {});
+  auto outcome = install_through(counting, root, corpus_archive(archive), reading);
   if (!outcome) throw std::runtime_error(outcome.error().message);
   ref.total_ops = counting.operations();
   ref.after = snapshot(root);
   return ref;
 }
 
-const Reference& reference(const char* archive = kArchive) {
-  static std::map<std::string, Reference> refs;
-  if (!refs.count(archive)) refs[archive] = reference_install(archive);
-  return refs[archive];
+const Reference& reference(Reading reading = Reading::Archive, const char* archive = kArchive) {
+  static std::map<std::pair<std::string, Reading>, Reference> refs;
+  auto key = std::pair(std::string(archive), reading);
+  if (!refs.count(key)) refs[key] = reference_install(archive, reading);
+  return refs[key];
 }
+
+const char* name(Reading r) { return r == Reading::Spool ? "spooled" : "from the archive"; }
 
 }  // namespace
 
@@ -97,54 +101,90 @@ TEST(Txn, ReinstallOfTheSameArchiveWritesNothing) {
   EXPECT_EQ(again.plan.count(Action::SkipIdentical), again.plan.steps.size() - again.plan.count(Action::KeepOther));
 }
 
-TEST(Txn, FaultAtEveryOperationRollsBackOnTheSpot) {
-  const Reference& ref = reference();
-  ASSERT_GT(ref.total_ops, 50);
-  ASSERT_GT(ref.commit_op, 0);
-  for (int n = 1; n <= ref.total_ops; ++n) {
-    TempDir dir;
-    fs::path root = dir.path() / "cuda";
-    make_tree_with_old_cudnn(root);
-    auto real = make_real_filesystem();
-    FaultyFileSystem faulty(*real, n, FaultyFileSystem::Mode::FailOnce);
-    auto p = prepare(root, corpus_archive(kArchive));
-    auto outcome = apply_plan(faulty, root, p.archive, p.plan, {});
-    if (n <= ref.commit_op) {
-      ASSERT_FALSE(outcome) << "operation " << n;
-      EXPECT_EQ(outcome.error().code, ErrorCode::Io);
-      EXPECT_NE(outcome.error().message.find("injected fault"), std::string::npos);
-      bool said = outcome.error().message.find("rolled back") != std::string::npos ||
-                  outcome.error().message.find("nothing was changed") != std::string::npos;
-      EXPECT_TRUE(said) << outcome.error().message;
-      EXPECT_EQ(diff(ref.before, snapshot(root)), "") << "operation " << n;
-      EXPECT_FALSE(has_pending_journal(root)) << "operation " << n;
-    } else {
-      ASSERT_TRUE(outcome) << "operation " << n << ": " << outcome.error().message;
-      EXPECT_EQ(diff(ref.after, snapshot(root)), "") << "operation " << n;
+TEST(Txn, ASpooledInstallGivesTheSameTreeAsOneThatReadsTheArchiveAgain) {
+  EXPECT_EQ(diff(reference(Reading::Archive).after, reference(Reading::Spool).after), "");
+}
+
+// Spooling happens before the entry checks: a hostile tar.xz may write numbered copies into the
+// spool, but nothing anywhere else, and it is refused before any plan is made.
+TEST(Txn, HostileTarsAreRefusedWithNothingWrittenOutsideTheSpool) {
+  int seen = 0;
+  for (const auto& dir : fs::directory_iterator(fs::path(CORPUS_DIR) / "hostile"))
+    for (const auto& file : fs::directory_iterator(dir.path())) {
+      if (!file.path().string().ends_with(".tar.xz")) continue;
+      SCOPED_TRACE(file.path().string());
+      ++seen;
+      TempDir tmp;
+      fs::path root = tmp.path() / "cuda";
+      make_tree_with_old_cudnn(root);
+      Snapshot before = snapshot(root, "");
+      auto real = make_real_filesystem();
+      fs::create_directories(state_dir(root));
+      auto spooled = inspect_and_spool(file.path(), NameCheck::Enforce, *real, spool_dir(root));
+      EXPECT_FALSE(spooled);
+      ASSERT_TRUE(remove_spool(*real, spool_dir(root)));
+      fs::remove(state_dir(root));
+      EXPECT_EQ(diff(before, snapshot(root, "")), "");
     }
-    EXPECT_TRUE(stray_temporaries(root).empty()) << "operation " << n;
-    auto recovered = recover(*real, root);  // and the next run finds everything in order
-    ASSERT_TRUE(recovered);
-    EXPECT_EQ(diff(n <= ref.commit_op ? ref.before : ref.after, snapshot(root)), "") << "operation " << n;
+  EXPECT_GE(seen, 10);
+}
+
+// Both ways of reading the archive; with the spool, faults while it fills come first.
+TEST(Txn, FaultAtEveryOperationRollsBackOnTheSpot) {
+  for (Reading reading : {Reading::Archive, Reading::Spool}) {
+    const Reference& ref = reference(reading);
+    ASSERT_GT(ref.total_ops, 50);
+    ASSERT_GT(ref.commit_op, ref.apply_op);
+    EXPECT_EQ(ref.apply_op > 20, reading == Reading::Spool);
+    for (int n = 1; n <= ref.total_ops; ++n) {
+      SCOPED_TRACE(std::string(name(reading)) + ", operation " + std::to_string(n));
+      TempDir dir;
+      fs::path root = dir.path() / "cuda";
+      make_tree_with_old_cudnn(root);
+      auto real = make_real_filesystem();
+      FaultyFileSystem faulty(*real, n, FaultyFileSystem::Mode::FailOnce);
+      auto outcome = install_through(faulty, root, corpus_archive(kArchive), reading);
+      if (n <= ref.commit_op) {
+        ASSERT_FALSE(outcome);
+        EXPECT_EQ(outcome.error().code, ErrorCode::Io);
+        EXPECT_NE(outcome.error().message.find("injected fault"), std::string::npos);
+        bool said = outcome.error().message.find("rolled back") != std::string::npos ||
+                    outcome.error().message.find("nothing was changed") != std::string::npos;
+        EXPECT_TRUE(said || n < ref.apply_op) << outcome.error().message;
+        EXPECT_EQ(diff(ref.before, snapshot(root)), "");
+        EXPECT_FALSE(has_pending_journal(root));
+      } else {
+        ASSERT_TRUE(outcome) << outcome.error().message;
+        EXPECT_EQ(diff(ref.after, snapshot(root)), "");
+      }
+      EXPECT_TRUE(stray_temporaries(root).empty());
+      auto recovered = recover(*real, root);  // and the next run finds everything in order
+      ASSERT_TRUE(recovered);
+      EXPECT_EQ(diff(n <= ref.commit_op ? ref.before : ref.after, snapshot(root)), "");
+      EXPECT_FALSE(fs::exists(spool_dir(root)));
+    }
   }
 }
 
 TEST(Txn, CrashAtEveryOperationIsRecoveredByTheNextRun) {
-  const Reference& ref = reference();
-  for (int n = 1; n <= ref.total_ops; ++n) {
-    TempDir dir;
-    fs::path root = dir.path() / "cuda";
-    make_tree_with_old_cudnn(root);
-    auto real = make_real_filesystem();
-    FaultyFileSystem crashing(*real, n, FaultyFileSystem::Mode::Crash);
-    auto p = prepare(root, corpus_archive(kArchive));
-    (void)apply_plan(crashing, root, p.archive, p.plan, {});
-    auto recovered = recover(*real, root);
-    ASSERT_TRUE(recovered) << "operation " << n << ": " << recovered.error().message;
-    const Snapshot& expected = n <= ref.commit_op ? ref.before : ref.after;
-    EXPECT_EQ(diff(expected, snapshot(root)), "") << "crash at operation " << n;
-    EXPECT_TRUE(stray_temporaries(root).empty()) << "crash at operation " << n;
-    EXPECT_FALSE(has_pending_journal(root));
+  for (Reading reading : {Reading::Archive, Reading::Spool}) {
+    const Reference& ref = reference(reading);
+    for (int n = 1; n <= ref.total_ops; ++n) {
+      SCOPED_TRACE(std::string(name(reading)) + ", crash at operation " + std::to_string(n));
+      TempDir dir;
+      fs::path root = dir.path() / "cuda";
+      make_tree_with_old_cudnn(root);
+      auto real = make_real_filesystem();
+      FaultyFileSystem crashing(*real, n, FaultyFileSystem::Mode::Crash);
+      (void)install_through(crashing, root, corpus_archive(kArchive), reading);
+      auto recovered = recover(*real, root);
+      ASSERT_TRUE(recovered) << recovered.error().message;
+      const Snapshot& expected = n <= ref.commit_op ? ref.before : ref.after;
+      EXPECT_EQ(diff(expected, snapshot(root)), "");
+      EXPECT_TRUE(stray_temporaries(root).empty());
+      EXPECT_FALSE(has_pending_journal(root));
+      EXPECT_FALSE(fs::exists(spool_dir(root)));
+    }
   }
 }
 
@@ -185,7 +225,7 @@ TEST(Txn, RollbackSurvivesAFaultOrCrashAtEveryOperation) {
 // A crash tears at most the record being written. For every byte offset of the journal, the
 // tree is taken as it was when that byte was being written; recovery must give before or after.
 TEST(Txn, JournalCutAtEveryByteOrWithACorruptLastRecord) {
-  const Reference& ref = reference(kSmallArchive);
+  const Reference& ref = reference(Reading::Archive, kSmallArchive);
   TempDir dir;
   fs::path root = dir.path() / "cuda";
   make_tree_with_old_cudnn(root);

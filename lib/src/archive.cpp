@@ -3,12 +3,10 @@
 #include <algorithm>
 #include <regex>
 
+#include "archive_inspect.hpp"
+
 namespace cudnn_install {
 namespace {
-
-bool is_version_header(const RawEntry& e) {
-  return e.name.ends_with("cudnn_version.h") || e.name.ends_with("/cudnn.h") || e.name == "cudnn.h";
-}
 
 std::string first_component(const std::string& name) { return name.substr(0, name.find('/')); }
 
@@ -65,6 +63,10 @@ std::vector<Entry> to_entries(const std::vector<RawEntry>& raw, const std::strin
 
 }  // namespace
 
+bool is_version_header(const RawEntry& e) {
+  return e.name.ends_with("cudnn_version.h") || e.name.ends_with("/cudnn.h") || e.name == "cudnn.h";
+}
+
 Result<CudnnVersion> parse_version_header(const std::string& text, const std::string& entry_name) {
   auto macro = [&](const char* name) -> std::optional<int> {
     std::regex re(std::string(R"((^|\n)\s*#\s*define\s+)") + name + R"(\s+\(?\s*([0-9]+))");
@@ -106,14 +108,14 @@ Result<ArchiveInfo> inspect_listing(Listing listing, std::optional<ArchiveName> 
   return info;
 }
 
-Result<ArchiveInfo> inspect_archive(const std::filesystem::path& path, NameCheck check) {
+Result<ArchiveInfo> inspect_with(const std::filesystem::path& path, NameCheck check, const ReadListing& read) {
   std::string file_name = path.filename().string();
   auto name = parse_archive_name(file_name);
   std::optional<Container> container = name ? std::optional(name->container) : container_from_extension(file_name);
   if (!name && (check == NameCheck::Enforce || !container)) return std::unexpected(name.error());
   auto reader = open_archive(path, *container);
   if (!reader) return std::unexpected(reader.error());
-  auto listing = (*reader)->list(is_version_header);
+  auto listing = read(**reader);
   if (!listing) return std::unexpected(listing.error());
   auto info = inspect_listing(std::move(*listing), name ? std::optional(*name) : std::nullopt, *container);
   if (!info) return info;
@@ -121,6 +123,10 @@ Result<ArchiveInfo> inspect_archive(const std::filesystem::path& path, NameCheck
   std::error_code ec;
   info->archive_bytes = std::filesystem::file_size(path, ec);
   return info;
+}
+
+Result<ArchiveInfo> inspect_archive(const std::filesystem::path& path, NameCheck check) {
+  return inspect_with(path, check, [](ArchiveReader& reader) { return reader.list(is_version_header); });
 }
 
 Result<std::unique_ptr<ArchiveReader>> open_archive(const std::filesystem::path& path, Container container) {

@@ -98,7 +98,8 @@ class Stager {
       if (auto r = (*file)->write(w->planned->content); !r) return r;
       if (auto r = (*file)->sync_and_close(); !r) return r;
     }
-    if (by_entry_.empty()) return {};  // nothing from the archive (uninstall, loader-only changes)
+    if (auto r = take_spooled(archive); !r) return r;
+    if (staged_ == by_entry_.size()) return {};  // nothing (more) to read from the archive
     auto reader = open_archive(archive.path, archive.container);
     if (!reader) return std::unexpected(reader.error());
     auto r = (*reader)->extract([&](const RawEntry& e) { return visit(e); });
@@ -109,9 +110,31 @@ class Stager {
   }
 
  private:
+  // Entries copied out of the archive while it was inspected: moved into place, and symlinks made,
+  // without decoding the archive again (their CRC-32 was taken from those very bytes).
+  Result<void> take_spooled(const ArchiveInfo& archive) {
+    if (archive.spooled.empty()) return {};
+    for (const auto& e : archive.entries) {
+      auto it = by_entry_.find(e.raw.name);
+      if (it == by_entry_.end()) continue;
+      auto spooled = archive.spooled.find(e.raw.name);
+      if (e.raw.type == EntryType::Symlink) {
+        if (auto r = fs_.make_symlink(e.raw.link_target, root_ / it->second->step.temp); !r) return r;
+      } else if (spooled != archive.spooled.end()) {
+        if (auto r = fs_.rename(spooled->second, root_ / it->second->step.temp); !r) return r;
+      } else {
+        continue;
+      }
+      taken_.insert(e.raw.name);
+      progress_.current = it->second->step.target;
+      finished_one(e.raw.size);
+    }
+    return {};
+  }
+
   Result<std::optional<ChunkSink>> visit(const RawEntry& e) {
     auto it = by_entry_.find(e.name);
-    if (it == by_entry_.end()) return std::optional<ChunkSink>();
+    if (it == by_entry_.end() || taken_.contains(e.name)) return std::optional<ChunkSink>();
     const Work& w = *it->second;
     progress_.current = w.step.target;
     if (e.type == EntryType::Symlink) {
@@ -154,6 +177,7 @@ class Stager {
   const ApplyOptions& options_;
   std::map<std::string, Work*> by_entry_;
   std::vector<const Work*> generated_;  // files the tool writes itself
+  std::set<std::string> taken_;          // entries staged from the spool
   std::unique_ptr<OutputFile> out_;
   uLong crc_ = 0;
   std::size_t staged_ = 0;

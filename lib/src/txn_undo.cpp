@@ -118,6 +118,7 @@ Result<void> prune_history(FileSystem& fs, const fs::path& root) {
 }  // namespace
 
 fs::path state_dir(const fs::path& root) { return root / kStateDirName; }
+fs::path spool_dir(const fs::path& root) { return state_dir(root) / "spool"; }
 
 bool has_pending_journal(const fs::path& root) {
   std::error_code ec;
@@ -154,6 +155,8 @@ Result<void> file_committed(FileSystem& fs, const fs::path& root, const std::str
 }
 
 Result<Recovery> recover(FileSystem& fs, const fs::path& root, EnvStore* env) {
+  // Copies an interrupted run made before its "begin" record: never part of the tree.
+  if (auto r = remove_spool(fs, spool_dir(root)); !r) return std::unexpected(r.error());
   auto there = exists(fs, txn_paths::journal(root));
   if (!there) return std::unexpected(there.error());
   if (!*there) return Recovery{};

@@ -40,6 +40,27 @@ Prepared prepare(const fs::path& root, const fs::path& archive_path) {
   return {*archive, *toolkit, *plan};
 }
 
+Result<TxnOutcome> install_through(FileSystem& fs, const fs::path& root, const fs::path& archive_path,
+                                   Reading reading) {
+  if (reading == Reading::Archive) {
+    auto p = prepare(root, archive_path);
+    return apply_plan(fs, root, p.archive, p.plan, {});
+  }
+  fs::create_directories(state_dir(root));  // the CLI's lock file made it
+  auto archive = inspect_and_spool(archive_path, NameCheck::Enforce, fs, spool_dir(root));
+  if (!archive) return std::unexpected(archive.error());
+  ToolkitSearch search;
+  auto toolkit = probe_toolkit(root, "--cuda-root", search);
+  if (!toolkit) throw std::runtime_error(toolkit.error().message);
+  auto tree = scan_tree(*archive, *toolkit);
+  if (!tree) throw std::runtime_error(tree.error().message);
+  auto plan = make_plan(*archive, *toolkit, *tree, {});
+  if (!plan) throw std::runtime_error(plan.error().message);
+  auto outcome = apply_plan(fs, root, *archive, *plan, {});
+  (void)remove_spool(fs, spool_dir(root));
+  return outcome;
+}
+
 std::vector<std::string> stray_temporaries(const fs::path& root) {
   std::vector<std::string> found;
   for (auto it = fs::recursive_directory_iterator(root); it != fs::recursive_directory_iterator(); ++it)

@@ -21,6 +21,13 @@ struct Prepared {
   Plan plan;
 };
 Prepared prepare(const std::filesystem::path& root, const std::filesystem::path& archive);
+// How the install reads the archive: again at staging (a zip, or --dry-run's listing), or from
+// the spool that inspecting a tar.xz for a real install fills (inspect_and_spool).
+enum class Reading { Archive, Spool };
+// What the CLI does under its lock, every write through `fs`: inspect (spooling when asked), plan,
+// apply, remove what is left of the spool.
+Result<TxnOutcome> install_through(FileSystem& fs, const std::filesystem::path& root,
+                                   const std::filesystem::path& archive, Reading reading);
 // Names of temporary files (".cudnn-install-*.tmp") left anywhere under root.
 std::vector<std::string> stray_temporaries(const std::filesystem::path& root);
 

@@ -2,6 +2,7 @@
 // Everything here reads; nothing is written. Unsafe archives are refused before any later stage.
 #pragma once
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -9,6 +10,7 @@
 #include "cudnn_install/archive_name.hpp"
 #include "cudnn_install/archive_reader.hpp"
 #include "cudnn_install/error.hpp"
+#include "cudnn_install/filesystem.hpp"
 
 namespace cudnn_install {
 
@@ -36,9 +38,20 @@ struct ArchiveInfo {
   CudnnVersion header_version;      // from cudnn_version.h (cudnn.h before 8.0)
   std::string version_header;       // which entry it came from
   std::uint64_t archive_bytes = 0;  // size of the file itself
+  // Raw entry name -> a copy of its bytes already written beside the toolkit (inspect_and_spool),
+  // which the transaction moves into place by rename instead of reading the archive again.
+  std::map<std::string, std::filesystem::path> spooled;
 };
 
 Result<ArchiveInfo> inspect_archive(const std::filesystem::path& path, NameCheck check);
+// The same for a real install from a compressed tar, which cannot be searched: the one pass that
+// lists and checks the entries also copies every file into spool_dir (numbered files, never the
+// archive's names, on the toolkit's filesystem), so the xz stream is decoded once, not twice.
+// The copies are only ever renamed into place after the checks; remove_spool() clears the rest.
+Result<ArchiveInfo> inspect_and_spool(const std::filesystem::path& path, NameCheck check, FileSystem& fs,
+                                      const std::filesystem::path& spool_dir);
+// Removes spool_dir and whatever is left in it (nothing there is fine).
+Result<void> remove_spool(FileSystem& fs, const std::filesystem::path& spool_dir);
 // The same, from a listing already read (tests, fuzzing).
 Result<ArchiveInfo> inspect_listing(Listing listing, std::optional<ArchiveName> name, Container container);
 
@@ -50,6 +63,8 @@ const char* to_string(Role role);
 std::string normalise_entry_name(std::string name);
 // Refuses unsafe entries; each error names the entry and why.
 Result<void> check_entry_safety(const std::vector<RawEntry>& entries, TargetOs os);
+// cudnn_version.h, or cudnn.h before 8.0: the entries whose text inspection keeps.
+bool is_version_header(const RawEntry& e);
 // Parses CUDNN_MAJOR/MINOR/PATCHLEVEL from a header's text.
 Result<CudnnVersion> parse_version_header(const std::string& text, const std::string& entry_name);
 

@@ -3,6 +3,7 @@
 //
 //   <root>/.cudnn-install/lock            one run at a time (state_lock.hpp)
 //   <root>/.cudnn-install/journal.jsonl   the transaction in progress (journal.hpp)
+//   <root>/.cudnn-install/spool/          a tar.xz's files, copied while it is inspected (archive.hpp)
 //   <root>/.cudnn-install/backup/<id>/    old files, moved there by rename
 //   <root>/.cudnn-install/history/<id>.jsonl  committed transactions, newest last
 #pragma once
@@ -88,6 +89,8 @@ Result<std::vector<HistoryItem>> uninstall_all(FileSystem& fs, const std::filesy
                                                EnvStore* env = nullptr);
 
 std::filesystem::path state_dir(const std::filesystem::path& root);
+// Where a real install from a tar.xz copies the entries while inspecting it (inspect_and_spool).
+std::filesystem::path spool_dir(const std::filesystem::path& root);
 bool has_pending_journal(const std::filesystem::path& root);
 
 }  // namespace cudnn_install

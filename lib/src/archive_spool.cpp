@@ -1,0 +1,102 @@
+// One decoding pass for compressed tars: list, check and copy in the same pass (see archive.hpp).
+#include <zlib.h>
+
+#include "archive_inspect.hpp"
+#include "cudnn_install/archive.hpp"
+
+namespace fs = std::filesystem;
+
+namespace cudnn_install {
+namespace {
+
+// Space left free on the toolkit's filesystem after spooling, so that a hostile archive that
+// inflates to more than the disk holds is refused instead of filling it.
+constexpr std::uint64_t kSpoolReserveBytes = 256u << 20;
+
+class Spooler {
+ public:
+  Spooler(FileSystem& fs, fs::path dir) : fs_(fs), dir_(std::move(dir)) {
+    std::error_code ec;
+    auto space = fs::space(dir_, ec);
+    budget_ = ec || space.available < kSpoolReserveBytes ? 0 : space.available - kSpoolReserveBytes;
+    if (ec) budget_ = UINT64_MAX;  // unknown: the writes themselves report a full disk
+  }
+
+  Result<Listing> run(ArchiveReader& reader) {
+    if (auto r = fs_.make_dir(dir_); !r) return std::unexpected(r.error());
+    auto r = reader.extract([&](const RawEntry& e) { return visit(e); });
+    if (!r) return std::unexpected(r.error());
+    return std::move(listing_);
+  }
+
+  std::map<std::string, fs::path> take_spooled() { return std::move(spooled_); }
+
+ private:
+  Result<std::optional<ChunkSink>> visit(const RawEntry& e) {
+    listing_.entries.push_back(e);
+    if (e.type != EntryType::File) return std::optional<ChunkSink>();
+    keep_ = is_version_header(e);
+    if (keep_ && e.size > kMaxCaptureBytes)
+      return fail(ErrorCode::BadArchive, "entry '" + e.name + "' is too large to read", e.name);
+    if (e.size > budget_ - spooled_bytes_)
+      return fail(ErrorCode::Io,
+                  "the archive unpacks to more than the free space on " + dir_.parent_path().string() +
+                      " (entry '" + e.name + "' is " + std::to_string(e.size >> 20) + " MiB): free some space first",
+                  e.name);
+    spooled_bytes_ += e.size;
+    fs::path file = dir_ / std::to_string(listing_.entries.size());
+    auto out = fs_.create_new(file, e.mode ? (e.mode & 0777) : 0644);
+    if (!out) return std::unexpected(out.error());
+    out_ = std::move(*out);
+    spooled_[e.name] = file;
+    crc_ = crc32(0, nullptr, 0);
+    captured_.clear();
+    return std::optional<ChunkSink>([this](std::span<const char> chunk) { return take(chunk); });
+  }
+
+  Result<void> take(std::span<const char> chunk) {
+    if (chunk.empty()) {  // end of the entry: its size was checked by the reader
+      RawEntry& e = listing_.entries.back();
+      e.crc32 = static_cast<std::uint32_t>(crc_);
+      if (keep_) listing_.captured[e.name] = std::move(captured_);
+      auto closed = out_->sync_and_close();
+      out_.reset();
+      return closed;
+    }
+    crc_ = crc32(crc_, reinterpret_cast<const Bytef*>(chunk.data()), static_cast<uInt>(chunk.size()));
+    if (keep_) captured_.append(chunk.data(), chunk.size());
+    return out_->write(chunk);
+  }
+
+  FileSystem& fs_;
+  fs::path dir_;
+  std::uint64_t budget_ = 0, spooled_bytes_ = 0;
+  Listing listing_;
+  std::map<std::string, fs::path> spooled_;
+  std::unique_ptr<OutputFile> out_;
+  uLong crc_ = 0;
+  bool keep_ = false;
+  std::string captured_;
+};
+
+}  // namespace
+
+Result<ArchiveInfo> inspect_and_spool(const fs::path& path, NameCheck check, FileSystem& fs, const fs::path& spool_dir) {
+  Spooler spooler(fs, spool_dir);
+  auto info = inspect_with(path, check, [&](ArchiveReader& reader) { return spooler.run(reader); });
+  if (info) info->spooled = spooler.take_spooled();
+  return info;
+}
+
+Result<void> remove_spool(FileSystem& fs, const fs::path& spool_dir) {
+  auto there = fs.stat(spool_dir);
+  if (!there) return std::unexpected(there.error());
+  if (!*there) return {};
+  auto names = fs.list_dir(spool_dir);
+  if (!names) return std::unexpected(names.error());
+  for (const auto& name : *names)
+    if (auto r = fs.remove(spool_dir / name); !r) return r;
+  return fs.remove(spool_dir);
+}
+
+}  // namespace cudnn_install
