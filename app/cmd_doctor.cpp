@@ -18,6 +18,7 @@ DoctorInputs gather(const Toolkit& tk, VerifyReport report) {
     auto m = cudnn_major_of(std::filesystem::path(path).filename().string());
     if (m && *m != major) in.other_majors.push_back(path);
   }
+  in.frameworks = find_frameworks(site_packages_dirs(current_python_environment()));
   std::error_code ec;
   in.has_dev_symlink = tk.os != TargetOs::Linux || std::filesystem::exists(tk.root / tk.lib_dir / "libcudnn.so", ec);
   return in;

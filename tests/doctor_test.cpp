@@ -102,6 +102,77 @@ TEST(Doctor, MixedVersionsInOneTree) {
   ASSERT_TRUE(finding(j, "mixed-versions")) << j.dump(2);
 }
 
+// ---- check 6: the CUDA major of cuDNN, the toolkit, PyTorch and TensorFlow ----
+
+namespace {
+
+DoctorInputs cuda13_inputs(long cudart_version) {
+  DoctorInputs in;
+  in.toolkit.root = "/usr/local/cuda-13.0";
+  in.toolkit.version = {13, 0, std::nullopt};
+  in.verify.header_version = "9.19.0";
+  ProbeResult probe;
+  probe.load = ProbeResult::Load::Loaded;
+  probe.cudart_version = cudart_version;
+  in.verify.runtime = probe;
+  return in;
+}
+
+std::vector<Finding> cuda_major_findings(const DoctorInputs& in) {
+  std::vector<Finding> found;
+  for (auto& f : run_doctor(in))
+    if (f.check == "cuda-major") found.push_back(f);
+  return found;
+}
+
+}  // namespace
+
+TEST(Doctor, CudnnBuiltForAnotherCudaMajorThanTheToolkit) {
+  auto found = cuda_major_findings(cuda13_inputs(12080));
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].severity, Severity::Error);
+  EXPECT_NE(found[0].summary.find("built for CUDA 12 but the toolkit is CUDA 13.0"), std::string::npos);
+  EXPECT_NE(found[0].fix.find("_cuda13"), std::string::npos);
+  EXPECT_TRUE(cuda_major_findings(cuda13_inputs(13000)).empty());
+}
+
+TEST(Doctor, PytorchAndTensorflowOfAnotherCudaMajorOrCudnnMajor) {
+  auto in = cuda13_inputs(13000);
+  in.frameworks = {{"PyTorch", "2.5.1+cu124", "12.4", std::nullopt, "/venv/torch"},
+                   {"TensorFlow", "2.15.0", "13.0", 8, "/venv/tensorflow"}};
+  auto found = cuda_major_findings(in);
+  ASSERT_EQ(found.size(), 2u);
+  EXPECT_EQ(found[0].severity, Severity::Warning);
+  EXPECT_NE(found[0].summary.find("PyTorch 2.5.1+cu124 is built for CUDA 12.4, this cuDNN for CUDA 13"), std::string::npos);
+  EXPECT_NE(found[0].fix.find("whl/cu130"), std::string::npos);
+  EXPECT_EQ(found[0].evidence, std::vector<std::string>{"/venv/torch"});
+  EXPECT_NE(found[1].summary.find("built against cuDNN 8, this is cuDNN 9.19.0"), std::string::npos);
+
+  in.frameworks = {{"PyTorch", "2.9.0+cu130", "13.0", std::nullopt, "/venv/torch"},
+                   {"PyTorch", "2.9.0+cpu", "", std::nullopt, "/other/torch"}};
+  found = cuda_major_findings(in);
+  ASSERT_EQ(found.size(), 2u);
+  EXPECT_EQ(found[0].severity, Severity::Info);
+  EXPECT_NE(found[0].summary.find("as this cuDNN is"), std::string::npos);
+  EXPECT_NE(found[1].summary.find("CPU-only"), std::string::npos);
+}
+
+// The whole path: the real cuDNN's cudnnGetCudartVersion, and a PyTorch for CUDA 12 in a virtualenv.
+TEST(Doctor, APytorchForAnotherCudaInTheActiveVirtualenv) {
+  TempDir dir;
+  if (!healthy_tree(dir.path() / "cuda")) GTEST_SKIP() << "no real cuDNN on this machine";
+  write_file(dir.path() / "venv/lib/python3.11/site-packages/torch/version.py",
+             "__version__ = '2.5.1+cu124'\ncuda: Optional[str] = '12.4'\n");
+  int rc = 0;
+  auto j = doctor(dir.path() / "cuda", &rc, "VIRTUAL_ENV=" + (dir.path() / "venv").string() + " ");
+  const auto* f = finding(j, "cuda-major");
+  ASSERT_TRUE(f) << j.dump(2);
+  EXPECT_EQ((*f)["severity"], "warning");
+  EXPECT_NE((*f)["summary"].get<std::string>().find("PyTorch 2.5.1+cu124 is built for CUDA 12.4, this cuDNN for CUDA 13"),
+            std::string::npos)
+      << j.dump(2);
+}
+
 // ---- the Windows checks, on injected evidence ----
 
 namespace {

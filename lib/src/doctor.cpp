@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "cudnn_install/report.hpp"
 
@@ -56,6 +57,52 @@ void check_runtime(const DoctorInputs& in, std::vector<Finding>& out) {
   }
 }
 
+std::string framework_fix(const Framework& f, int ours) {
+  int theirs = *f.cuda_major();
+  std::string other_stack = fmt::format("or install the cuDNN archive for CUDA {0} (\"_cuda{0}\" in its name) into a CUDA {0} toolkit",
+                                        theirs);
+  if (f.name == "PyTorch")
+    return fmt::format("pip's PyTorch loads the cuDNN of its own nvidia-cudnn-cu{} wheel, not this one; to use this one, "
+                       "install PyTorch for CUDA {} (pip index https://download.pytorch.org/whl/cu{}0), ",
+                       theirs, ours, ours) + other_stack;
+  return fmt::format("install a {} built for CUDA {}, ", f.name, ours) + other_stack;
+}
+
+// Check 6: the CUDA major this cuDNN was built for (cudnnGetCudartVersion) against the toolkit's,
+// and against PyTorch's / TensorFlow's in the active Python environment.
+void check_cuda_major(const DoctorInputs& in, std::vector<Finding>& out) {
+  int toolkit_major = in.toolkit.version.major;
+  long cudart = in.verify.runtime ? in.verify.runtime->cudart_version : 0;
+  if (cudart > 0 && cudart / 1000 != toolkit_major)
+    out.push_back({"cuda-major", Severity::Error,
+                   fmt::format("this cuDNN was built for CUDA {} but the toolkit is CUDA {}", cudart / 1000,
+                               in.toolkit.version.to_string()),
+                   {fmt::format("cudnnGetCudartVersion() = {}", cudart), in.toolkit.root.string()},
+                   fmt::format("install the cuDNN archive for CUDA {0} (\"_cuda{0}\" in its name): cudnn-install ARCHIVE",
+                               toolkit_major)});
+  int ours = cudart > 0 ? static_cast<int>(cudart / 1000) : toolkit_major;
+  int cudnn_major = std::atoi(in.verify.header_version.c_str());  // "9.19.0" -> 9
+  for (const auto& f : in.frameworks) {
+    std::string what = f.name + (f.version.empty() ? "" : " " + f.version);
+    if (!f.cuda_major()) {
+      out.push_back({"cuda-major", Severity::Info, what + " is a CPU-only build: it does not use cuDNN", {f.where},
+                     "install its CUDA " + std::to_string(ours) + " build to use the GPU"});
+    } else if (*f.cuda_major() != ours) {
+      out.push_back({"cuda-major", Severity::Warning,
+                     fmt::format("{} is built for CUDA {}, this cuDNN for CUDA {}: it cannot use this cuDNN", what, f.cuda, ours),
+                     {f.where}, framework_fix(f, ours)});
+    } else if (f.cudnn_major && *f.cudnn_major != cudnn_major) {
+      out.push_back({"cuda-major", Severity::Warning,
+                     fmt::format("{} was built against cuDNN {}, this is cuDNN {}", what, *f.cudnn_major, in.verify.header_version),
+                     {f.where}, fmt::format("install cuDNN {} for CUDA {}, or a {} built for cuDNN {}", *f.cudnn_major, ours,
+                                            f.name, cudnn_major)});
+    } else {
+      out.push_back({"cuda-major", Severity::Info, fmt::format("{} is built for CUDA {}, as this cuDNN is", what, f.cuda),
+                     {f.where}, "nothing to do"});
+    }
+  }
+}
+
 void check_paths(const DoctorInputs& in, std::vector<Finding>& out) {
   std::string lib = (in.toolkit.root / in.toolkit.lib_dir).string();
   if (in.toolkit.os == TargetOs::Linux && !in.loader_searches_lib)
@@ -95,6 +142,7 @@ std::vector<Finding> run_doctor(const DoctorInputs& in) {
   std::vector<Finding> out = windows_findings(in);
   check_libraries(in, out);
   check_runtime(in, out);
+  check_cuda_major(in, out);
   check_shadowing(in, out);
   check_paths(in, out);
   check_build_discovery(in, out);

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cudnn_install/env.hpp"
+#include "cudnn_install/frameworks.hpp"
 #include "cudnn_install/loader.hpp"
 #include "cudnn_install/toolkit.hpp"
 #include "cudnn_install/verify.hpp"
@@ -40,6 +41,7 @@ struct DoctorInputs {
   std::vector<std::string> other_majors; // cudnn files of another major in the library directory
   bool has_dev_symlink = true;           // libcudnn.so (what -lcudnn links against)
   std::optional<WindowsEvidence> windows;  // on Windows only
+  std::vector<Framework> frameworks;     // PyTorch / TensorFlow of the active Python environment
 };
 
 std::vector<Finding> run_doctor(const DoctorInputs& inputs);
