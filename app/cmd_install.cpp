@@ -1,17 +1,16 @@
 // `cudnn-install ARCHIVE`: inspect -> choose toolkit -> lock -> recover -> scan -> plan -> confirm -> apply.
 #include <spdlog/spdlog.h>
 
-#include <future>
 #include <iostream>
 
 #include "cli.hpp"
 #include "cudnn_install/archive.hpp"
-#include "cudnn_install/integrity.hpp"
 #include "cudnn_install/plan.hpp"
 #include "cudnn_install/report.hpp"
 #include "cudnn_install/state_lock.hpp"
 #include "cudnn_install/toolkit.hpp"
 #include "cudnn_install/txn.hpp"
+#include "inspect.hpp"
 #include "progress.hpp"
 
 namespace cudnn_install::cli {
@@ -40,52 +39,31 @@ void print_env_step(const EnvStep& env, const Options& o) {
   for (const auto& line : env.lines) std::cout << line << "\n";
 }
 
-// The archive's sha256 against the manifest or the known-archives table; a mismatch refuses it.
-Result<IntegrityCheck> check_archive(const std::filesystem::path& archive, const Options& o) {
-  std::optional<std::vector<ManifestEntry>> manifest;
-  if (o.manifest) {
-    auto text = make_real_filesystem()->read_file(*o.manifest);
-    if (!text) return fail(ErrorCode::Usage, "cannot read the manifest '" + o.manifest->string() + "'");
-    auto entries = parse_manifest(*text);
-    if (!entries) return std::unexpected(entries.error());
-    manifest = std::move(*entries);
-  }
-  bool show = o.format == Format::Text && o.verbosity != Verbosity::Quiet && is_terminal(2);
-  auto sha = sha256_file(archive, [&](std::uint64_t done, std::uint64_t total) {
-    if (show && total > (64u << 20)) std::cerr << "\rsha256 " << done * 100 / total << "%" << (done == total ? "\n" : "") << std::flush;
-  });
-  if (!sha) return std::unexpected(sha.error());
-  std::error_code ec;
-  auto bytes = std::filesystem::file_size(archive, ec);
-  auto check = check_integrity(archive.filename().string(), *sha, ec ? 0 : bytes, manifest,
-                               o.manifest ? o.manifest->filename().string() : "");
-  if (check && check->verdict == IntegrityCheck::Verdict::Unknown) spdlog::warn("{}", check->note);
-  return check;
-}
-
-void print_plan(const Plan& plan, const ArchiveInfo& archive, const Toolkit& toolkit, const IntegrityCheck& integrity,
-                const Options& o) {
+void print_plan(const Plan& plan, const Inspected& in, const Toolkit& toolkit, const Options& o) {
+  const IntegrityCheck& integrity = in.integrity;
   bool match = integrity.verdict == IntegrityCheck::Verdict::Match;
   if (o.format == Format::Json) {
-    auto j = plan_to_json(plan, archive, toolkit);
+    auto j = plan_to_json(plan, in.archive, toolkit);
     j["integrity"] = {{"sha256", integrity.sha256}, {"verdict", match ? "match" : "unknown"},
-                      {"source", integrity.source}, {"note", integrity.note}};
+                      {"source", integrity.source}, {"note", integrity.note}, {"remembered_at", in.remembered_at}};
     std::cout << j.dump(2) << "\n";
   } else if (o.verbosity != Verbosity::Quiet) {
     std::cout << "sha256   " << integrity.sha256 << "\n         "
               << (match ? "matches " + integrity.source : "not checked: unknown archive (see the warning)") << "\n";
-    std::cout << render_plan_text(plan, archive, toolkit);
+    if (!in.remembered_at.empty())
+      std::cout << "         (hashed and listed when this toolkit got it at " << in.remembered_at
+                << "; the file is unchanged since: same size, inode and change time)\n";
+    std::cout << render_plan_text(plan, in.archive, toolkit);
   }
 }
 
 // The environment step and the plan, both shown: what a dry run prints and a real run asks about.
-Result<Plan> plan_and_show(const ArchiveInfo& archive, const Toolkit& toolkit, const IntegrityCheck& integrity,
-                           const Options& o) {
-  auto env = plan_env_step(toolkit, archive.header_version.major, o);
+Result<Plan> plan_and_show(const Inspected& in, const Toolkit& toolkit, const Options& o) {
+  auto env = plan_env_step(toolkit, in.archive.header_version.major, o);
   if (!env) return std::unexpected(env.error());
-  auto plan = plan_for(archive, toolkit, *env);
+  auto plan = plan_for(in.archive, toolkit, *env);
   if (!plan) return plan;
-  print_plan(*plan, archive, toolkit, integrity, o);
+  print_plan(*plan, in, toolkit, o);
   print_env_step(*env, o);
   return plan;
 }
@@ -129,25 +107,6 @@ int apply(const ArchiveInfo& archive, const Toolkit& toolkit, const Plan& plan, 
   return run_verify(toolkit, plan.cudnn_version, o);
 }
 
-NameCheck name_check(const Options& o) { return o.force_name ? NameCheck::Skip : NameCheck::Enforce; }
-
-// Writes nothing: the archive is listed (a tar.xz decoded once, into nothing), the plan shown.
-int dry_run(const Options& o) {
-  auto archive = inspect_archive(o.archive, name_check(o));
-  if (!archive) return report_error(archive.error(), o);
-  auto toolkit = choose_toolkit(system_toolkit_search(o.cuda_root), archive->name ? std::optional(archive->name->cuda.major) : std::nullopt);
-  if (!toolkit) return report_error(toolkit.error(), o);
-  auto integrity = check_archive(archive->path, o);
-  if (!integrity) return report_error(integrity.error(), o);
-  if (has_pending_journal(toolkit->root))
-    spdlog::warn("an interrupted transaction is pending in {}; the next real run will restore it first",
-                 toolkit->root.string());
-  auto plan = plan_and_show(*archive, *toolkit, *integrity, o);
-  if (!plan) return report_error(plan.error(), o);
-  if (o.format == Format::Text) std::cout << "dry run: nothing was written.\n";
-  return 0;
-}
-
 // The toolkit is chosen from the file name alone, so that a tar.xz can be decoded once, straight
 // into the toolkit's spool, under the lock (a zip's directory is read where it lies).
 Result<Toolkit> toolkit_for(const Options& o) {
@@ -156,55 +115,45 @@ Result<Toolkit> toolkit_for(const Options& o) {
   return choose_toolkit(system_toolkit_search(o.cuda_root), name ? std::optional(name->cuda.major) : std::nullopt);
 }
 
-// Inspection and the archive's sha256 at once, on two cores: both read the whole archive.
-struct Inspected {
-  ArchiveInfo archive;
-  IntegrityCheck integrity;
-};
-Result<Inspected> inspect_and_check(const Toolkit& toolkit, Session& session, const Options& o) {
-  auto hashing = std::async(std::launch::async, [&] { return check_archive(o.archive, o); });
-  bool tar = container_from_extension(o.archive.filename().string()) != Container::Zip;
-  spdlog::debug("inspecting {}", o.archive.string());
-  auto archive = tar ? inspect_and_spool(o.archive, name_check(o), *session.fs, spool_dir(toolkit.root))
-                     : inspect_archive(o.archive, name_check(o));
-  auto integrity = hashing.get();
-  if (!archive) return std::unexpected(archive.error());
-  if (!integrity) return std::unexpected(integrity.error());
-  return Inspected{std::move(*archive), std::move(*integrity)};
+// Writes nothing: the archive is listed (a tar.xz decoded into nothing), the plan shown.
+int dry_run(const Toolkit& toolkit, const Options& o) {
+  auto fs = make_real_filesystem();
+  auto inspected = inspect_and_check(toolkit, *fs, Spooling::None, o);
+  if (!inspected) return report_error(inspected.error(), o);
+  if (has_pending_journal(toolkit.root))
+    spdlog::warn("an interrupted transaction is pending in {}; the next real run will restore it first",
+                 toolkit.root.string());
+  auto plan = plan_and_show(*inspected, toolkit, o);
+  if (!plan) return report_error(plan.error(), o);
+  if (o.format == Format::Text) std::cout << "dry run: nothing was written.\n";
+  return 0;
 }
-
-// The spool holds copies only until the transaction has moved them into place (or refused them).
-struct SpoolCleanup {
-  FileSystem& fs;
-  std::filesystem::path dir;
-  ~SpoolCleanup() {
-    if (auto r = remove_spool(fs, dir); !r) spdlog::warn("could not remove {}: {}", dir.string(), r.error().message);
-  }
-};
 
 }  // namespace
 
 int cmd_install(const Options& o) {
-  if (o.mode == Mode::DryRun) return dry_run(o);
   auto toolkit = toolkit_for(o);
   if (!toolkit) return report_error(toolkit.error(), o);
+  if (o.mode == Mode::DryRun) return dry_run(*toolkit, o);
   auto session = open_session(toolkit->root, o);
   if (!session) return report_error(session.error(), o);
   SpoolCleanup cleanup{*session->fs, spool_dir(toolkit->root)};
-  auto inspected = inspect_and_check(*toolkit, *session, o);
+  auto inspected = inspect_and_check(*toolkit, *session->fs, Spooling::IntoToolkit, o);
   if (!inspected) return report_error(inspected.error(), o);
-  const auto& [archive, integrity] = *inspected;
-  auto plan = plan_and_show(archive, *toolkit, integrity, o);
+  const ArchiveInfo& archive = inspected->archive;
+  auto plan = plan_and_show(*inspected, *toolkit, o);
   if (!plan) return report_error(plan.error(), o);
   if (!plan->changes_anything()) {
+    remember(*session->fs, *toolkit, *inspected);
     if (o.format == Format::Text) std::cout << "\ncuDNN " << plan->cudnn_version << " is already installed here: nothing to do.\n";
     return 0;
   }
   auto replaced = files_replaced(*plan, toolkit->root);
   if (auto ok = check_holders(replaced, o); !ok) return report_error(ok.error(), o);
   if (auto ok = confirm(o); !ok) return report_error(ok.error(), o);
-  int rc = apply(archive, *toolkit, *plan, integrity.sha256, *session, o);
+  int rc = apply(archive, *toolkit, *plan, inspected->integrity.sha256, *session, o);
   bool installed = rc == 0 || rc == static_cast<int>(ExitCode::VerifyFailed);
+  if (installed) remember(*session->fs, *toolkit, *inspected);
   if (installed) report_still_running_old(replaced, o);
   if (installed) after_env_change(env_changed_by(*plan), o);
   return rc;

@@ -24,6 +24,7 @@ for arg in "$@"; do
   esac
 done
 [ -n "$out" ] || { echo "usage: $0 [--small|--full] [--windows] OUTDIR" >&2; exit 1; }
+out=$(realpath -m "$out")  # the zip is written from inside the staging directory
 here=$(cd "$(dirname "$0")/.." && pwd)
 
 find_cuda() {

@@ -8,9 +8,11 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <fstream>
 #include <random>
 #include <thread>
 
+#include "cudnn_install/integrity.hpp"
 #include "cudnn_install/state_lock.hpp"
 #include "support/sandbox.hpp"
 #include "support/txn_scenario.hpp"
@@ -179,4 +181,39 @@ TEST(CliInstall, RealCudnnInstalledLoadsAndRollsBackByteExact) {
   EXPECT_EQ(cudnn_version_of(root / "lib/libcudnn.so.9"), 91900);
   ASSERT_EQ(run_command(cli() + " --rollback --cuda-root " + root.string(), &out), 0) << out;
   EXPECT_EQ(diff(before, snapshot(root)), "");
+}
+
+// The toolkit remembers the archive it got (identity, sha256, listing): the same file again is
+// neither hashed nor decoded. A byte changed in place (same size) is a new change time: hashed
+// again and refused by the manifest.
+TEST(CliInstall, TheSameFileAgainIsNeitherHashedNorReadButAChangedOneIs) {
+  TempDir dir;
+  fs::path root = dir.path() / "cuda", archive = dir.path() / test_archive().filename();
+  make_tree_with_old_cudnn(root);
+  fs::copy_file(test_archive(), archive);
+  auto sha = sha256_file(archive);
+  ASSERT_TRUE(sha);
+  write_file(dir.path() / "redistrib_local.json",
+             "{\"cudnn\": {\"" + archive.filename().string() + "\": {\"relative_path\": \"x/" + archive.filename().string() +
+                 "\", \"sha256\": \"" + *sha + "\", \"size\": \"" + std::to_string(fs::file_size(archive)) + "\"}}}");
+  std::string install = cli() + " --yes --no-verify --cuda-root " + root.string() + " " + archive_args(archive), out;
+  ASSERT_EQ(run_command(install, &out), 0) << out;
+  EXPECT_EQ(out.find("hashed and listed when"), std::string::npos) << out;
+  ASSERT_EQ(run_command(install, &out), 0) << out;
+  EXPECT_NE(out.find("hashed and listed when this toolkit got it"), std::string::npos) << out;
+  EXPECT_NE(out.find("nothing to do"), std::string::npos) << out;
+  auto installed = snapshot(root);
+
+  std::string original = read_file(archive);
+  std::string changed = original;
+  changed[changed.size() / 2] ^= 0x01;
+  { std::ofstream(archive, std::ios::binary | std::ios::in) << changed; }
+  EXPECT_EQ(run_command(install, &out), 2) << out;
+  EXPECT_NE(out.find("sha256"), std::string::npos) << out;
+  EXPECT_EQ(diff(installed, snapshot(root)), "");
+
+  { std::ofstream(archive, std::ios::binary | std::ios::in) << original; }  // same bytes, new change time
+  ASSERT_EQ(run_command(install, &out), 0) << out;
+  EXPECT_EQ(out.find("hashed and listed when"), std::string::npos) << out;
+  EXPECT_NE(out.find("nothing to do"), std::string::npos) << out;
 }

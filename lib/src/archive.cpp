@@ -85,6 +85,7 @@ Result<ArchiveInfo> inspect_listing(Listing listing, std::optional<ArchiveName> 
   std::string label = name ? name->file_name : std::string("the archive");
   std::string top = common_top_folder(listing.entries);
   ArchiveInfo info;
+  info.listing = listing;
   info.name = name;
   info.container = container;
   info.entries = to_entries(listing.entries, top);
@@ -113,9 +114,7 @@ Result<ArchiveInfo> inspect_with(const std::filesystem::path& path, NameCheck ch
   auto name = parse_archive_name(file_name);
   std::optional<Container> container = name ? std::optional(name->container) : container_from_extension(file_name);
   if (!name && (check == NameCheck::Enforce || !container)) return std::unexpected(name.error());
-  auto reader = open_archive(path, *container);
-  if (!reader) return std::unexpected(reader.error());
-  auto listing = read(**reader);
+  auto listing = read(path, *container);
   if (!listing) return std::unexpected(listing.error());
   auto info = inspect_listing(std::move(*listing), name ? std::optional(*name) : std::nullopt, *container);
   if (!info) return info;
@@ -125,8 +124,20 @@ Result<ArchiveInfo> inspect_with(const std::filesystem::path& path, NameCheck ch
   return info;
 }
 
+ReadListing read_with(std::function<Result<Listing>(ArchiveReader&)> read) {
+  return [read = std::move(read)](const std::filesystem::path& path, Container container) -> Result<Listing> {
+    auto reader = open_archive(path, container);
+    if (!reader) return std::unexpected(reader.error());
+    return read(**reader);
+  };
+}
+
 Result<ArchiveInfo> inspect_archive(const std::filesystem::path& path, NameCheck check) {
-  return inspect_with(path, check, [](ArchiveReader& reader) { return reader.list(is_version_header); });
+  return inspect_with(path, check, read_with([](ArchiveReader& reader) { return reader.list(is_version_header); }));
+}
+
+Result<ArchiveInfo> inspect_with_listing(const std::filesystem::path& path, NameCheck check, Listing listing) {
+  return inspect_with(path, check, [&](const std::filesystem::path&, Container) -> Result<Listing> { return listing; });
 }
 
 Result<std::unique_ptr<ArchiveReader>> open_archive(const std::filesystem::path& path, Container container) {

@@ -83,7 +83,7 @@ class Spooler {
 
 Result<ArchiveInfo> inspect_and_spool(const fs::path& path, NameCheck check, FileSystem& fs, const fs::path& spool_dir) {
   Spooler spooler(fs, spool_dir);
-  auto info = inspect_with(path, check, [&](ArchiveReader& reader) { return spooler.run(reader); });
+  auto info = inspect_with(path, check, read_with([&](ArchiveReader& reader) { return spooler.run(reader); }));
   if (info) info->spooled = spooler.take_spooled();
   return info;
 }

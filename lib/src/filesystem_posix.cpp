@@ -121,6 +121,13 @@ class PosixFileSystem final : public FileSystem {
     }
     return std::optional(out);
   }
+  std::optional<FileIdentity> identity(const fs::path& path) override {
+    struct stat st;
+    if (::stat(path.c_str(), &st) != 0) return std::nullopt;
+    auto ns = [](const timespec& t) { return static_cast<std::int64_t>(t.tv_sec) * 1000000000 + t.tv_nsec; };
+    return FileIdentity{static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino),
+                        static_cast<std::uint64_t>(st.st_size), ns(st.st_mtim), ns(st.st_ctim)};
+  }
   Result<std::string> read_file(const fs::path& path) override {
     auto text = util::read_text_file(path);
     if (!text) return os_error("cannot read", path);

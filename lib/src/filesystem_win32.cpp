@@ -117,6 +117,19 @@ class Win32FileSystem final : public FileSystem {
     else if (data.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY) out.type = EntryType::Directory;
     return std::optional(out);
   }
+  // Volume serial and file index, size, last write and change time (FILE_BASIC_INFO.ChangeTime).
+  std::optional<FileIdentity> identity(const fs::path& path) override {
+    win32::Handle h(CreateFileW(path.c_str(), FILE_READ_ATTRIBUTES, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
+                                nullptr, OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS, nullptr));
+    BY_HANDLE_FILE_INFORMATION info;
+    FILE_BASIC_INFO basic;
+    if (!h.valid() || !GetFileInformationByHandle(h.get(), &info) ||
+        !GetFileInformationByHandleEx(h.get(), FileBasicInfo, &basic, sizeof basic))
+      return std::nullopt;
+    auto join = [](DWORD high, DWORD low) { return (static_cast<std::uint64_t>(high) << 32) | low; };
+    return FileIdentity{info.dwVolumeSerialNumber, join(info.nFileIndexHigh, info.nFileIndexLow),
+                        join(info.nFileSizeHigh, info.nFileSizeLow), basic.LastWriteTime.QuadPart, basic.ChangeTime.QuadPart};
+  }
   Result<std::string> read_file(const fs::path& path) override {
     auto text = util::read_text_file(path);
     if (!text) return os_error("cannot read", path);

@@ -30,6 +30,7 @@ class FaultyFileSystem final : public FileSystem {
   Result<std::string> read_file(const std::filesystem::path& path) override { return real_.read_file(path); }
   Result<std::vector<std::string>> list_dir(const std::filesystem::path& path) override { return real_.list_dir(path); }
   Result<void> check_not_in_use(const std::filesystem::path& path) override { return real_.check_not_in_use(path); }
+  std::optional<FileIdentity> identity(const std::filesystem::path& path) override { return real_.identity(path); }
 
   // Counts one operation; an error when this one must fail. Public for the file wrapper.
   Result<void> tick(const char* op, const std::filesystem::path& path);

@@ -41,6 +41,7 @@ struct ArchiveInfo {
   // Raw entry name -> a copy of its bytes already written beside the toolkit (inspect_and_spool),
   // which the transaction moves into place by rename instead of reading the archive again.
   std::map<std::string, std::filesystem::path> spooled;
+  Listing listing;  // everything read, as read: what archive_memo.hpp remembers
 };
 
 Result<ArchiveInfo> inspect_archive(const std::filesystem::path& path, NameCheck check);
@@ -50,6 +51,8 @@ Result<ArchiveInfo> inspect_archive(const std::filesystem::path& path, NameCheck
 // The copies are only ever renamed into place after the checks; remove_spool() clears the rest.
 Result<ArchiveInfo> inspect_and_spool(const std::filesystem::path& path, NameCheck check, FileSystem& fs,
                                       const std::filesystem::path& spool_dir);
+// The same checks on a listing read before (archive_memo.hpp), without reading the archive.
+Result<ArchiveInfo> inspect_with_listing(const std::filesystem::path& path, NameCheck check, Listing listing);
 // Removes spool_dir and whatever is left in it (nothing there is fine).
 Result<void> remove_spool(FileSystem& fs, const std::filesystem::path& spool_dir);
 // The same, from a listing already read (tests, fuzzing).

@@ -22,6 +22,14 @@ struct FileStat {
   std::string link_target;
 };
 
+// What identifies one version of a file without reading it: while all of it is unchanged, so are
+// the bytes (any write moves the change time, which programs cannot set back). As git's index.
+struct FileIdentity {
+  std::uint64_t device = 0, inode = 0, size = 0;
+  std::int64_t mtime_ns = 0, ctime_ns = 0;
+  bool operator==(const FileIdentity&) const = default;
+};
+
 // A new file being written; close() makes its content durable (fsync) before returning.
 class OutputFile {
  public:
@@ -51,6 +59,8 @@ class FileSystem {
   // A Conflict when a running program has the file loaded or open, so that replacing it must not
   // be tried (Windows). On POSIX a rename never disturbs a running program: always fine.
   virtual Result<void> check_not_in_use(const std::filesystem::path&) { return {}; }
+  // nullopt when the file is not there or the platform cannot tell (then nothing is remembered).
+  virtual std::optional<FileIdentity> identity(const std::filesystem::path&) { return std::nullopt; }
 };
 
 // The real filesystem of this platform (filesystem_posix.cpp / filesystem_win32.cpp).
