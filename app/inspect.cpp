@@ -61,8 +61,8 @@ Result<Inspected> inspect_and_check(const Toolkit& toolkit, FileSystem& fs, Spoo
                      ? inspect_and_spool(o.archive, name_check(o), fs, spool_dir(toolkit.root))
                      : inspect_archive(o.archive, name_check(o));
   auto integrity = hashing.get();
-  if (!integrity) return std::unexpected(integrity.error());  // first: a corrupt download fails both, this says why
   if (!archive) return std::unexpected(archive.error());
+  if (!integrity) return std::unexpected(integrity.error());
   return Inspected{std::move(*archive), std::move(*integrity), identity, ""};
 }
 
