@@ -38,18 +38,18 @@ measure() {  # layout archive baseline-function
     tree "$layout"; f+=("$(seconds tool "$archive")")
     r+=("$(seconds tool "$archive")")           # identical reinstall
     rb+=("$(seconds tool --rollback)")
-    d+=("$(seconds tool --dry-run "$archive")")
+    tree "$layout"; d+=("$(seconds tool --dry-run "$archive")")  # a fresh tree: nothing remembered
   done
   tree "$layout"; local mem; mem=$(peak_kib "$bin" --yes -q --no-verify --loader-config=none --manifest "$(dirname "$archive")/redistrib_local.json" --cuda-root "$work/cuda" "$archive")
   local B F R RB D
   B=$(printf '%s\n' "${b[@]}" | median); F=$(printf '%s\n' "${f[@]}" | median); R=$(printf '%s\n' "${r[@]}" | median)
   RB=$(printf '%s\n' "${rb[@]}" | median); D=$(printf '%s\n' "${d[@]}" | median)
-  printf "| %-40s | %6s MB | %7.2f s | %7.2f s (%.2fx) | %6.2f s (%.2fx of install) | %6.2f s (%.2fx of install) | %6.2f s | %4d MiB |\n" \
+  printf "| %-40s | %6s | %7.2f s | %7.2f s (%.2fx) | %6.2f s (%.2fx of install) | %6.2f s (%.2fx of install) | %6.2f s | %4d MiB |\n" \
     "$(basename "$archive")" "$mb" "$B" "$F" "$(echo "$F / $B" | bc -l)" "$R" "$(echo "$R / $F" | bc -l)" \
     "$RB" "$(echo "$RB / $F" | bc -l)" "$D" "$((mem / 1024))"
 }
 
-echo "| archive | unpacked | baseline (tar+cp / unzip+cp) | first install (ratio) | identical reinstall | rollback | dry-run | peak RSS |"
+echo "| archive | unpacked (MiB) | baseline (tar+cp / unzip+cp) | first install (ratio) | identical reinstall | rollback | dry-run | peak RSS |"
 echo "|---|---:|---:|---:|---:|---:|---:|---:|"
 for size in small full; do
   measure linux "$(ls "$cache/$size"/cudnn-linux-*.tar.xz)" baseline_tar

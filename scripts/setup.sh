@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 
 packages=(
   cmake ninja-build g++ pkg-config python3 xz-utils zip unzip
-  libzip-dev libarchive-dev zlib1g-dev libssl-dev
+  libzip-dev libarchive-dev liblzma-dev zlib1g-dev libssl-dev
   libcli11-dev libfmt-dev libspdlog-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev
   dpkg-dev file            # cpack's DEB (dpkg-shlibdeps) in the package test

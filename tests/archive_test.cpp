@@ -2,6 +2,9 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <unistd.h>
+
+#include <cstdlib>
 #include <fstream>
 
 #include "cudnn_install/archive.hpp"
@@ -132,4 +135,37 @@ TEST(ArchiveLayout, RolesOfEveryEra) {
   EXPECT_EQ(classify("include/sub/cudnn.h"), Role::Unknown);
   EXPECT_EQ(classify("bin/nvcc"), Role::Unknown);
   EXPECT_EQ(classify("README"), Role::Unknown);
+}
+
+// Files on disk decode through liblzma's multi-threaded decoder (archive_xz.cpp); bytes in memory
+// through libarchive's own filter. Both must list the same entries with the same CRCs, for a file
+// in many blocks (xz -T2) and for two xz streams one after the other (what `xz -d` accepts).
+TEST(ArchiveXz, ThreadedDecoderListsWhatLibarchiveLists) {
+  std::string good = std::string(CORPUS_DIR) + "/good/cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz";
+  fs::path dir = fs::temp_directory_path() / ("xz-test-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::string d = dir.string();
+  ASSERT_EQ(std::system(("xz -dc '" + good + "' > " + d + "/t.tar && xz -T2 --block-size=4KiB -c " + d + "/t.tar > " + d +
+                         "/blocks.xz && head -c 10240 " + d + "/t.tar | xz -c > " + d + "/two.xz && tail -c +10241 " + d +
+                         "/t.tar | xz -c >> " + d + "/two.xz")
+                            .c_str()),
+            0);
+  auto listing = [](Result<std::unique_ptr<ArchiveReader>> reader) {
+    std::vector<std::string> rows;
+    auto l = (*reader)->list([](const RawEntry&) { return false; });
+    if (!l) return std::vector<std::string>{"error: " + l.error().message};
+    for (const auto& e : l->entries) rows.push_back(e.name + " " + std::to_string(e.size) + " " + std::to_string(e.crc32.value_or(0)));
+    return rows;
+  };
+  std::ifstream in(good, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), {});
+  auto expected = listing(open_archive_memory(bytes, Container::TarXz));
+  ASSERT_GT(expected.size(), 5u);
+  EXPECT_EQ(listing(open_archive(dir / "blocks.xz", Container::TarXz)), expected);
+  EXPECT_EQ(listing(open_archive(dir / "two.xz", Container::TarXz)), expected);
+  fs::resize_file(dir / "blocks.xz", fs::file_size(dir / "blocks.xz") / 2);
+  auto cut = listing(open_archive(dir / "blocks.xz", Container::TarXz));
+  ASSERT_FALSE(cut.empty());
+  EXPECT_NE(cut.back().find("error: "), std::string::npos);
+  fs::remove_all(dir);
 }

@@ -4,6 +4,7 @@
 #include <archive_entry.h>
 #include <zlib.h>
 
+#include "archive_xz.hpp"
 #include "cudnn_install/archive_reader.hpp"
 
 namespace cudnn_install {
@@ -87,34 +88,43 @@ class TarReader final : public ArchiveReader {
                 where());
   }
 
-  Result<ArchivePtr> open() {
-    ArchivePtr a(archive_read_new());
-    archive_read_support_filter_xz(a.get());
-    archive_read_support_filter_gzip(a.get());
-    archive_read_support_format_tar(a.get());
-    int rc = bytes_.empty() && !path_.empty()
-                 ? archive_read_open_filename(a.get(), path_.c_str(), 1 << 20)
-                 : archive_read_open_memory(a.get(), bytes_.data(), bytes_.size());
+  // The reader, and the xz decoder feeding it when the file is .xz (declared first: it must outlive
+  // the reader, which reads from it until it is freed).
+  struct Opened {
+    XzSourcePtr xz;
+    ArchivePtr archive;
+  };
+
+  Result<Opened> open() {
+    Opened o{nullptr, ArchivePtr(archive_read_new())};
+    archive* a = o.archive.get();
+    archive_read_support_filter_xz(a);
+    archive_read_support_filter_gzip(a);
+    archive_read_support_format_tar(a);
+    int rc = ARCHIVE_OK;
+    if (!bytes_.empty() || path_.empty()) rc = archive_read_open_memory(a, bytes_.data(), bytes_.size());
+    else if (!(o.xz = open_xz_threaded(a, path_, &rc))) rc = archive_read_open_filename(a, path_.c_str(), 1 << 20);
     if (rc != ARCHIVE_OK) {
-      auto r = corrupt(a.get(), "cannot open");
+      auto r = corrupt(a, "cannot open");
       return std::unexpected(r.error());
     }
-    return a;
+    return o;
   }
 
   template <class Fn>
   Result<void> walk(Fn&& on_entry) {
-    auto a = open();
-    if (!a) return std::unexpected(a.error());
+    auto opened = open();
+    if (!opened) return std::unexpected(opened.error());
+    archive* a = opened->archive.get();
     while (true) {
       archive_entry* e = nullptr;
-      int rc = archive_read_next_header(a->get(), &e);
+      int rc = archive_read_next_header(a, &e);
       if (rc == ARCHIVE_EOF) return {};
-      if (rc < ARCHIVE_WARN) return corrupt(a->get(), "reading an entry header");
+      if (rc < ARCHIVE_WARN) return corrupt(a, "reading an entry header");
       RawEntry entry = describe(e);
       if (entry.size > kMaxEntryBytes)
         return fail(ErrorCode::UnsafeEntry, "entry '" + entry.name + "' claims an implausible size", entry.name);
-      if (auto r = on_entry(entry, a->get()); !r) return r;
+      if (auto r = on_entry(entry, a); !r) return r;
     }
   }
 
