@@ -20,30 +20,16 @@ std::vector<WatchedFile> files_replaced(const Plan& plan, const std::filesystem:
 }
 
 Result<void> check_holders(const std::vector<WatchedFile>& files, const Options& o) {
-  auto scan = make_process_finder()->find_holders(files);
-  if (!scan) {
-    spdlog::warn("{}", scan.error().message);
-    return {};
-  }
-  if (scan->holders.empty() && scan->unknown.empty() && scan->unavailable.empty()) return {};
-  std::string list = describe_holders(*scan);
 #ifdef _WIN32
-  // On Windows a loaded DLL cannot be replaced in place: holders block the install unless the
-  // user asked for --replace-in-use (moving the loaded file aside).
-  bool blocks = !o.replace_in_use;
+  HolderRule rule = o.replace_in_use && !o.require_no_holders ? HolderRule::Warn : HolderRule::Refuse;
 #else
-  bool blocks = o.require_no_holders;
+  HolderRule rule = o.require_no_holders ? HolderRule::Refuse : HolderRule::Warn;
 #endif
-  if (blocks && !scan->holders.empty())
-    return fail(ErrorCode::Conflict, "processes use files this install would replace:\n" + list +
-                                         "Stop them and run again" +
-                                         (o.require_no_holders ? "." : ", or pass --replace-in-use."));
-  if (!scan->holders.empty() && o.verbosity != Verbosity::Quiet)
-    std::cerr << "cudnn-install: note: these processes use files this install replaces; they keep running the old "
-                 "cuDNN until restarted:\n" << list;
-  else if (!scan->unavailable.empty() && o.verbosity != Verbosity::Quiet)
-    std::cerr << "cudnn-install: note: which processes use the files to replace is unknown here:\n" << list;
-  else if (!scan->unknown.empty()) spdlog::info("{}", list);
+  auto note = cudnn_install::check_holders(
+      *make_process_finder(), files, rule,
+      o.require_no_holders ? "Stop them and run again." : "Stop them and run again, or pass --replace-in-use.");
+  if (!note) return std::unexpected(note.error());
+  if (!note->empty() && o.verbosity != Verbosity::Quiet) std::cerr << "cudnn-install: note: " << *note;
   return {};
 }
 

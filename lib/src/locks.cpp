@@ -43,4 +43,21 @@ std::string describe_holders(const HolderScan& scan) {
   return out;
 }
 
+Result<std::string> judge_holders(const HolderScan& scan, HolderRule rule, const std::string& how_to_proceed) {
+  std::string list = describe_holders(scan);
+  if (!scan.holders.empty() && rule == HolderRule::Refuse)
+    return fail(ErrorCode::Conflict, "processes use files this install would replace:\n" + list + how_to_proceed);
+  if (!scan.holders.empty())
+    return "these processes use files this install replaces; they keep running the old cuDNN until restarted:\n" + list;
+  if (!scan.unavailable.empty()) return "which processes use the files to replace is unknown here:\n" + list;
+  return std::string();  // (processes that could not be inspected are logged by the caller)
+}
+
+Result<std::string> check_holders(ProcessFinder& finder, const std::vector<WatchedFile>& files, HolderRule rule,
+                                  const std::string& how_to_proceed) {
+  auto scan = finder.find_holders(files);
+  if (!scan) return judge_holders(HolderScan{{}, {}, scan.error().message}, rule, how_to_proceed);
+  return judge_holders(*scan, rule, how_to_proceed);
+}
+
 }  // namespace cudnn_install

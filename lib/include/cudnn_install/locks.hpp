@@ -58,4 +58,15 @@ std::optional<MapsLine> parse_maps_line(const std::string& line);
 
 std::string describe_holders(const HolderScan& scan);
 
+// What holders mean for an install. Windows refuses (a loaded DLL cannot be overwritten) unless
+// --replace-in-use moves the files aside; Linux replaces by rename, which running programs
+// survive, so it warns unless --require-no-holders.
+enum class HolderRule { Refuse, Warn };
+// The refusal (Conflict, naming each PID and program, ending with `how_to_proceed`), or the note
+// to show before going on (empty when there is nothing to say).
+Result<std::string> judge_holders(const HolderScan& scan, HolderRule rule, const std::string& how_to_proceed);
+// Asks the finder about the files and judges its answer; a finder that fails counts as unavailable.
+Result<std::string> check_holders(ProcessFinder& finder, const std::vector<WatchedFile>& files, HolderRule rule,
+                                  const std::string& how_to_proceed);
+
 }  // namespace cudnn_install
