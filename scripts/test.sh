@@ -16,6 +16,8 @@ start_wine() {
   wineserver -p </dev/null >/dev/null 2>&1 || true   # (fails harmlessly when one runs already)
   trap 'wineserver -k >/dev/null 2>&1 || true' EXIT
   wine cmd /c exit </dev/null >/dev/null 2>&1 || true   # warm-up: the prefix and its services
+  # and the desktop process, started here with no pipe to inherit (see tests/windows/start_desktop.cpp)
+  wine build/mingw/tests/windows/start_desktop.exe </dev/null >/dev/null 2>&1 || true
 }
 
 for preset in "${presets[@]}"; do

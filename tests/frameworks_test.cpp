@@ -81,7 +81,7 @@ TEST(Frameworks, FoundInTheVirtualenvAndThroughThePythonOnPath) {
   auto found = find_frameworks(dirs);
   ASSERT_EQ(found.size(), 2u);
   EXPECT_EQ(found[0].version, "2.5.1+cu124");
-  EXPECT_EQ(found[0].where, (venv_site / "torch").string());
+  EXPECT_EQ(fs::path(found[0].where), venv_site / "torch");
   EXPECT_EQ(found[1].name, "TensorFlow");
   EXPECT_EQ(found[1].version, "2.15.0");
   EXPECT_EQ(found[1].cuda, "12.2");

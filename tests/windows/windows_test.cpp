@@ -9,6 +9,7 @@
 #include "cudnn_install/env.hpp"
 #include "cudnn_install/filesystem.hpp"
 #include "cudnn_install/locks.hpp"
+#include "cudnn_install/toolkit.hpp"
 #include "cudnn_install/verify.hpp"
 #include "support/sandbox.hpp"
 #include "support/tree_snapshot.hpp"
@@ -121,6 +122,55 @@ TEST(WinRegistry, PathRoundTripKeepsTypeAndEveryByte) {
   guard.store().broadcast_change();  // SendMessageTimeoutW returns under the null graphics driver
   ASSERT_TRUE(guard.store().erase(EnvScope::User, "Path"));
   EXPECT_FALSE(*guard.store().read(EnvScope::User, "Path"));
+}
+
+// NVIDIA's installer writes InstallDir under HKLM\SOFTWARE\NVIDIA Corporation\GPU Computing
+// Toolkit\CUDA\vX.Y and installs into %ProgramFiles%\NVIDIA GPU Computing Toolkit\CUDA\vX.Y:
+// both are found with no CUDA_PATH, nvcc or PATH to go by.
+TEST(WinToolkit, FoundThroughNvidiasRegistryKeyAndProgramFiles) {
+  TempDir dir;
+  fs::path from_registry = dir.path() / "Registry CUDA" / "v12.4";
+  make_windows_toolkit(from_registry, "12.4.1", false);
+  fs::path program_files = dir.path() / "PF";
+  fs::path from_default = program_files / "NVIDIA GPU Computing Toolkit" / "CUDA" / "v13.0";
+  make_windows_toolkit(from_default, "13.0.0", true);
+
+  const wchar_t* vendor = L"SOFTWARE\\NVIDIA Corporation";
+  HKEY probe = nullptr;
+  bool vendor_existed = RegOpenKeyExW(HKEY_LOCAL_MACHINE, vendor, 0, KEY_READ, &probe) == ERROR_SUCCESS;
+  if (probe) RegCloseKey(probe);
+  const wchar_t* subkey = L"SOFTWARE\\NVIDIA Corporation\\GPU Computing Toolkit\\CUDA\\v12.4";
+  HKEY key = nullptr;
+  ASSERT_EQ(RegCreateKeyExW(HKEY_LOCAL_MACHINE, subkey, 0, nullptr, 0, KEY_WRITE, nullptr, &key, nullptr), ERROR_SUCCESS);
+  std::wstring install_dir = from_registry.wstring();
+  RegSetValueExW(key, L"InstallDir", 0, REG_SZ, reinterpret_cast<const BYTE*>(install_dir.c_str()),
+                 static_cast<DWORD>((install_dir.size() + 1) * sizeof(wchar_t)));
+  RegCloseKey(key);
+  wchar_t saved[MAX_PATH] = {};
+  GetEnvironmentVariableW(L"ProgramFiles", saved, MAX_PATH);
+  SetEnvironmentVariableW(L"ProgramFiles", program_files.wstring().c_str());
+
+  ToolkitSearch search = system_toolkit_search(std::nullopt);
+
+  SetEnvironmentVariableW(L"ProgramFiles", saved);
+  RegDeleteTreeW(HKEY_LOCAL_MACHINE, vendor_existed ? subkey : vendor);
+  std::erase_if(search.environment, [](const auto& kv) { return kv.first.starts_with("CUDA") || kv.first == "PATH"; });
+  search.run_nvcc = nullptr;
+  auto has = [&](const fs::path& p) {
+    return std::any_of(search.default_dirs.begin(), search.default_dirs.end(), [&](const fs::path& d) {
+      return fs::equivalent(d, p);
+    });
+  };
+  EXPECT_TRUE(has(from_registry));
+  EXPECT_TRUE(has(from_default));
+  auto cuda12 = choose_toolkit(search, 12);
+  ASSERT_TRUE(cuda12) << cuda12.error().message;
+  EXPECT_TRUE(fs::equivalent(cuda12->root, from_registry));
+  EXPECT_EQ(cuda12->bin_dir, fs::path("bin"));
+  auto cuda13 = choose_toolkit(search, 13);
+  ASSERT_TRUE(cuda13) << cuda13.error().message;
+  EXPECT_TRUE(fs::equivalent(cuda13->root, from_default));
+  EXPECT_EQ(cuda13->bin_dir, fs::path("bin") / "x64");  // where cudart64_13.dll is
 }
 
 TEST(WinFileVersion, ReadsTheVersionResource) {
