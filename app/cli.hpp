@@ -102,6 +102,8 @@ std::unique_ptr<EnvStore> open_env_store();
 // doctor's platform evidence: shadowing copies and whether the loader/PATH finds the toolkit.
 void add_env_evidence(DoctorInputs& inputs, const Toolkit& toolkit, int cudnn_major);
 bool is_terminal(int fd);
+// The first line a command prints (stderr discarded), or "" when it cannot run or fails.
+std::string first_output_line(const std::string& command);
 // One line for status: whether the loader (Linux) or PATH (Windows) finds the toolkit's libraries.
 std::string env_state(const Toolkit& toolkit);
 int cmd_rollback(const Options& options);

@@ -19,6 +19,7 @@ DoctorInputs gather(const Toolkit& tk, VerifyReport report) {
     if (m && *m != major) in.other_majors.push_back(path);
   }
   in.frameworks = find_frameworks(site_packages_dirs(current_python_environment()));
+  in.smi_driver = first_output_line("nvidia-smi --query-gpu=driver_version --format=csv,noheader");
   std::error_code ec;
   in.has_dev_symlink = tk.os != TargetOs::Linux || std::filesystem::exists(tk.root / tk.lib_dir / "libcudnn.so", ec);
   return in;

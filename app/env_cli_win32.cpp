@@ -166,4 +166,15 @@ std::string env_state(const Toolkit& tk) {
 
 bool is_terminal(int fd) { return _isatty(fd) != 0; }
 
+std::string first_output_line(const std::string& command) {
+  FILE* pipe = _popen(("\"" + command + " 2>NUL\"").c_str(), "r");  // cmd /c strips the outer quotes
+  if (!pipe) return "";
+  char line[512] = {};
+  bool got = std::fgets(line, sizeof line, pipe) != nullptr;
+  bool ok = _pclose(pipe) == 0;
+  std::string out = got && ok ? line : "";
+  while (!out.empty() && (out.back() == '\n' || out.back() == '\r' || out.back() == ' ')) out.pop_back();
+  return out;
+}
+
 }  // namespace cudnn_install::cli

@@ -102,6 +102,48 @@ TEST(Doctor, MixedVersionsInOneTree) {
   ASSERT_TRUE(finding(j, "mixed-versions")) << j.dump(2);
 }
 
+TEST(Doctor, NvidiaSmiDriverVersionAgainstTheMinimum) {
+  EXPECT_TRUE(driver_older_than("575.51.03", "580.65.06"));
+  EXPECT_FALSE(driver_older_than("580.65.06", "580.65.06"));
+  EXPECT_FALSE(driver_older_than("580.95.05", "580.65.06"));
+  EXPECT_TRUE(driver_older_than("527.9", "527.41"));
+  DoctorInputs in;
+  in.toolkit.root = "/usr/local/cuda-13.0";
+  in.toolkit.version = {13, 0, std::nullopt};
+  in.smi_driver = "575.51.03";
+  auto findings = run_doctor(in);
+  ASSERT_FALSE(findings.empty());
+  EXPECT_EQ(findings[0].check, "driver");
+  EXPECT_EQ(findings[0].severity, Severity::Error);
+  EXPECT_NE(findings[0].summary.find("575.51.03 is older than CUDA 13 needs (>= 580.65.06)"), std::string::npos);
+  EXPECT_EQ(findings[0].evidence[0], "nvidia-smi: driver_version = 575.51.03");
+  in.smi_driver = "580.95.05";
+  for (const auto& f : run_doctor(in)) EXPECT_NE(f.check, "driver") << f.summary;
+  in.toolkit.os = TargetOs::Windows;  // NVIDIA no longer publishes the Windows minimum for CUDA 13
+  bool said_unknown = false;
+  for (const auto& f : run_doctor(in))
+    said_unknown |= f.check == "driver" && f.severity == Severity::Info && f.summary.find("not published") != std::string::npos;
+  EXPECT_TRUE(said_unknown);
+  in.toolkit.version = {12, 4, std::nullopt};
+  in.smi_driver = "526.98";
+  EXPECT_NE(run_doctor(in)[0].summary.find("older than CUDA 12 needs (>= 527.41)"), std::string::npos);
+}
+
+// The gathering too: an nvidia-smi on PATH that reports an old driver.
+TEST(Doctor, AnOldDriverReportedByNvidiaSmiOnPath) {
+  TempDir dir;
+  if (!healthy_tree(dir.path() / "cuda")) GTEST_SKIP() << "no real cuDNN on this machine";
+  write_file(dir.path() / "bin/nvidia-smi", "#!/bin/sh\necho 575.51.03\n");
+  fs::permissions(dir.path() / "bin/nvidia-smi", fs::perms(0755));
+  int rc = 0;
+  auto j = doctor(dir.path() / "cuda", &rc, "PATH=" + (dir.path() / "bin").string() + ":$PATH ");
+  const auto* f = finding(j, "driver");
+  ASSERT_TRUE(f) << j.dump(2);
+  EXPECT_EQ((*f)["severity"], "error");
+  EXPECT_EQ(rc, 5);
+  EXPECT_NE((*f)["summary"].get<std::string>().find("575.51.03"), std::string::npos) << j.dump(2);
+}
+
 // ---- check 6: the CUDA major of cuDNN, the toolkit, PyTorch and TensorFlow ----
 
 namespace {

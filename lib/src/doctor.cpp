@@ -46,7 +46,7 @@ void check_runtime(const DoctorInputs& in, std::vector<Finding>& out) {
     return;
   }
   int driver_major = probe->driver_version / 1000, driver_minor = (probe->driver_version % 1000) / 10;
-  if (driver_major < in.toolkit.version.major) {
+  if (driver_major < in.toolkit.version.major && in.smi_driver.empty()) {
     auto minimum = minimum_linux_driver(in.toolkit.version.major);
     out.push_back({"driver", Severity::Error,
                    fmt::format("the driver supports CUDA {}.{} but the toolkit is CUDA {}", driver_major, driver_minor,
@@ -103,6 +103,27 @@ void check_cuda_major(const DoctorInputs& in, std::vector<Finding>& out) {
   }
 }
 
+// Check 5 with nvidia-smi's exact driver version against the release notes' minimum: finer than
+// cuDriverGetVersion (which says only which CUDA the driver supports), and it works without a probe.
+void check_driver_version(const DoctorInputs& in, std::vector<Finding>& out) {
+  if (in.smi_driver.empty()) return;
+  int major = in.toolkit.version.major;
+  auto minimum = in.toolkit.os == TargetOs::Windows ? minimum_windows_driver(major) : minimum_linux_driver(major);
+  std::vector<std::string> evidence{"nvidia-smi: driver_version = " + in.smi_driver};
+  if (in.verify.runtime && in.verify.runtime->driver_version > 0)
+    evidence.push_back(fmt::format("cuDriverGetVersion() = {}", in.verify.runtime->driver_version));
+  if (!minimum) {
+    out.push_back({"driver", Severity::Info,
+                   fmt::format("driver {}; the minimum for CUDA {} on this platform is not published in a form this "
+                               "tool knows", in.smi_driver, major),
+                   evidence, "check NVIDIA's CUDA release notes for your toolkit"});
+  } else if (driver_older_than(in.smi_driver, *minimum)) {
+    out.push_back({"driver", Severity::Error,
+                   fmt::format("the driver {} is older than CUDA {} needs (>= {})", in.smi_driver, major, *minimum),
+                   evidence, "update the NVIDIA driver to " + *minimum + " or newer"});
+  }
+}
+
 void check_paths(const DoctorInputs& in, std::vector<Finding>& out) {
   std::string lib = (in.toolkit.root / in.toolkit.lib_dir).string();
   if (in.toolkit.os == TargetOs::Linux && !in.loader_searches_lib)
@@ -138,10 +159,32 @@ std::optional<std::string> minimum_linux_driver(int cuda_major) {
   }
 }
 
+std::optional<std::string> minimum_windows_driver(int cuda_major) {
+  switch (cuda_major) {
+    case 11: return "452.39";
+    case 12: return "527.41";
+    default: return std::nullopt;
+  }
+}
+
+bool driver_older_than(const std::string& version, const std::string& minimum) {
+  auto parts = [](const std::string& v) {
+    std::vector<long> out;
+    for (std::size_t i = 0; i < v.size();) {
+      std::size_t dot = v.find('.', i);
+      out.push_back(std::strtol(v.substr(i, dot - i).c_str(), nullptr, 10));
+      i = dot == std::string::npos ? v.size() : dot + 1;
+    }
+    return out;
+  };
+  return parts(version) < parts(minimum);
+}
+
 std::vector<Finding> run_doctor(const DoctorInputs& in) {
   std::vector<Finding> out = windows_findings(in);
   check_libraries(in, out);
   check_runtime(in, out);
+  check_driver_version(in, out);
   check_cuda_major(in, out);
   check_shadowing(in, out);
   check_paths(in, out);

@@ -42,12 +42,17 @@ struct DoctorInputs {
   bool has_dev_symlink = true;           // libcudnn.so (what -lcudnn links against)
   std::optional<WindowsEvidence> windows;  // on Windows only
   std::vector<Framework> frameworks;     // PyTorch / TensorFlow of the active Python environment
+  std::string smi_driver;                // nvidia-smi's driver_version ("580.65.06"), empty without it
 };
 
 std::vector<Finding> run_doctor(const DoctorInputs& inputs);
 
-// Minimum Linux driver for a CUDA major (CUDA's release notes), nullopt when unknown.
+// Minimum driver for a CUDA major (CUDA's release notes), nullopt when unknown (Windows, CUDA 13:
+// NVIDIA's release notes no longer state it).
 std::optional<std::string> minimum_linux_driver(int cuda_major);
+std::optional<std::string> minimum_windows_driver(int cuda_major);
+// Dotted driver versions compared part by part as numbers: "575.51.03" < "580.65.06".
+bool driver_older_than(const std::string& version, const std::string& minimum);
 // The Windows checks (doctor_windows.cpp): zlibwapi, PATH, Python's DLL search, the VC++ runtime.
 std::vector<Finding> windows_findings(const DoctorInputs& inputs);
 
