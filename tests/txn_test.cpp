@@ -54,6 +54,13 @@ const Reference& reference(Reading reading = Reading::Archive, const char* archi
   return refs[key];
 }
 
+// A fresh toolkit holding the old cuDNN of the scenario, removed at the end of the scope.
+struct OldTree {
+  TempDir dir;
+  fs::path root = dir.path() / "cuda";
+  OldTree() { make_tree_with_old_cudnn(root); }
+};
+
 const char* name(Reading r) { return r == Reading::Spool ? "spooled" : "from the archive"; }
 
 }  // namespace
@@ -138,9 +145,8 @@ TEST(Txn, FaultAtEveryOperationRollsBackOnTheSpot) {
     EXPECT_EQ(ref.apply_op > 20, reading == Reading::Spool);
     for (int n = 1; n <= ref.total_ops; ++n) {
       SCOPED_TRACE(std::string(name(reading)) + ", operation " + std::to_string(n));
-      TempDir dir;
-      fs::path root = dir.path() / "cuda";
-      make_tree_with_old_cudnn(root);
+      OldTree tree;
+      const fs::path& root = tree.root;
       auto real = make_real_filesystem();
       FaultyFileSystem faulty(*real, n, FaultyFileSystem::Mode::FailOnce);
       auto outcome = install_through(faulty, root, corpus_archive(kArchive), reading);
@@ -171,9 +177,8 @@ TEST(Txn, CrashAtEveryOperationIsRecoveredByTheNextRun) {
     const Reference& ref = reference(reading);
     for (int n = 1; n <= ref.total_ops; ++n) {
       SCOPED_TRACE(std::string(name(reading)) + ", crash at operation " + std::to_string(n));
-      TempDir dir;
-      fs::path root = dir.path() / "cuda";
-      make_tree_with_old_cudnn(root);
+      OldTree tree;
+      const fs::path& root = tree.root;
       auto real = make_real_filesystem();
       FaultyFileSystem crashing(*real, n, FaultyFileSystem::Mode::Crash);
       (void)install_through(crashing, root, corpus_archive(kArchive), reading);

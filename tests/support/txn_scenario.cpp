@@ -27,17 +27,26 @@ void make_tree_with_old_cudnn(const fs::path& root) {
   write_file(root / "lib/libcublas.so.13", "not ours\n");
 }
 
-Prepared prepare(const fs::path& root, const fs::path& archive_path) {
-  auto archive = inspect_archive(archive_path, NameCheck::Enforce);
-  if (!archive) throw std::runtime_error(archive.error().message);
+namespace {
+
+// Detects, scans and plans against the tree as it is now.
+Prepared plan_against(const fs::path& root, ArchiveInfo archive) {
   ToolkitSearch search;
   auto toolkit = probe_toolkit(root, "--cuda-root", search);
   if (!toolkit) throw std::runtime_error(toolkit.error().message);
-  auto tree = scan_tree(*archive, *toolkit);
+  auto tree = scan_tree(archive, *toolkit);
   if (!tree) throw std::runtime_error(tree.error().message);
-  auto plan = make_plan(*archive, *toolkit, *tree, {});
+  auto plan = make_plan(archive, *toolkit, *tree, {});
   if (!plan) throw std::runtime_error(plan.error().message);
-  return {*archive, *toolkit, *plan};
+  return {std::move(archive), *toolkit, *plan};
+}
+
+}  // namespace
+
+Prepared prepare(const fs::path& root, const fs::path& archive_path) {
+  auto archive = inspect_archive(archive_path, NameCheck::Enforce);
+  if (!archive) throw std::runtime_error(archive.error().message);
+  return plan_against(root, std::move(*archive));
 }
 
 Result<TxnOutcome> install_through(FileSystem& fs, const fs::path& root, const fs::path& archive_path,
@@ -49,14 +58,8 @@ Result<TxnOutcome> install_through(FileSystem& fs, const fs::path& root, const f
   fs::create_directories(state_dir(root));  // the CLI's lock file made it
   auto archive = inspect_and_spool(archive_path, NameCheck::Enforce, fs, spool_dir(root));
   if (!archive) return std::unexpected(archive.error());
-  ToolkitSearch search;
-  auto toolkit = probe_toolkit(root, "--cuda-root", search);
-  if (!toolkit) throw std::runtime_error(toolkit.error().message);
-  auto tree = scan_tree(*archive, *toolkit);
-  if (!tree) throw std::runtime_error(tree.error().message);
-  auto plan = make_plan(*archive, *toolkit, *tree, {});
-  if (!plan) throw std::runtime_error(plan.error().message);
-  auto outcome = apply_plan(fs, root, *archive, *plan, {});
+  auto p = plan_against(root, std::move(*archive));
+  auto outcome = apply_plan(fs, root, p.archive, p.plan, {});
   (void)remove_spool(fs, spool_dir(root));
   return outcome;
 }
