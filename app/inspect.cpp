@@ -67,7 +67,7 @@ Result<Inspected> inspect_and_check(const Toolkit& toolkit, FileSystem& fs, Spoo
 }
 
 void remember(FileSystem& fs, const Toolkit& toolkit, const Inspected& inspected) {
-  if (!inspected.identity) return;
+  if (!inspected.identity || !inspected.remembered_at.empty()) return;  // unknown, or remembered already
   ArchiveMemo memo{*inspected.identity, inspected.integrity.sha256, "", inspected.archive.listing};
   if (auto r = remember_archive(fs, toolkit.root, std::move(memo)); !r)
     spdlog::warn("could not remember the archive for the next run ({}); nothing else is affected", r.error().message);
