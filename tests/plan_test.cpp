@@ -168,3 +168,23 @@ TEST(Plan, CudnnMajorOfFileNames) {
   EXPECT_FALSE(cudnn_major_of("libcudnn.so"));
   EXPECT_FALSE(cudnn_major_of("cudnn.h"));
 }
+
+// sbsa (ARM64 server) libraries in an x86_64 toolkit would install and then fail to load.
+TEST(Plan, RefusesAnArchiveForAnotherCpuThanTheToolkitHolds) {
+  Toolkit x86 = linux_toolkit();
+  x86.targets = {"x86_64-linux"};
+  ArchiveInfo sbsa = linux_archive(9, 1, {entry("lib/libcudnn.so.9.1.0")});
+  sbsa.name = parse_archive_name("cudnn-linux-sbsa-9.1.0.1_cuda13-archive.tar.xz").value();
+  auto plan = make_plan(sbsa, x86, {}, {});
+  ASSERT_FALSE(plan);
+  EXPECT_EQ(plan.error().code, ErrorCode::CudaMismatch);
+  EXPECT_NE(plan.error().message.find("linux-sbsa (sbsa-linux)"), std::string::npos) << plan.error().message;
+  EXPECT_NE(plan.error().message.find("x86_64-linux only"), std::string::npos) << plan.error().message;
+  EXPECT_TRUE(make_plan(linux_archive(9, 1, {entry("lib/libcudnn.so.9.1.0")}), x86, {}, {}));  // x86_64 fits
+  x86.targets.clear();  // a tree without targets/: not checked
+  EXPECT_TRUE(make_plan(sbsa, x86, {}, {}));
+  EXPECT_EQ(linux_target_of("linux-x64"), "x86_64-linux");
+  EXPECT_EQ(linux_target_of("linux-aarch64sbsa"), "sbsa-linux");
+  EXPECT_EQ(linux_target_of("linux-aarch64"), "aarch64-linux");
+  EXPECT_FALSE(linux_target_of("windows-x86_64"));
+}

@@ -181,3 +181,16 @@ TEST(Toolkit, UsrLocalCudaSymlinkIsFollowedNotReplaced) {
   EXPECT_EQ(all[0].root, dir.path() / "cuda");
   EXPECT_EQ(all[0].lib_dir, "lib");
 }
+
+// NVIDIA's Linux layout: lib64 -> targets/<cpu>-linux/lib; the targets say which CPUs it serves.
+TEST(Toolkit, NvidiaLayoutResolvesLib64IntoTargetsAndNamesTheCpu) {
+  TempDir dir;
+  write_file(dir.path() / "targets/x86_64-linux/include/cuda.h", "#define CUDA_VERSION 13000\n");
+  fs::create_directories(dir.path() / "targets/x86_64-linux/lib");
+  fs::create_directory_symlink("targets/x86_64-linux/include", dir.path() / "include");
+  fs::create_directory_symlink("targets/x86_64-linux/lib", dir.path() / "lib64");
+  auto tk = probe_toolkit(dir.path(), "--cuda-root", search_with({}));
+  ASSERT_TRUE(tk) << tk.error().message;
+  EXPECT_EQ(tk->targets, std::vector<std::string>{"x86_64-linux"});
+  EXPECT_EQ(tk->lib_dir, fs::path("targets/x86_64-linux/lib"));
+}

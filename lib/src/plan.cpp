@@ -7,12 +7,27 @@
 namespace cudnn_install {
 namespace {
 
+// An archive for another CPU (sbsa libraries into an x86_64 toolkit) would install and then fail to
+// load; refused when the toolkit says which CPUs it holds libraries for (targets/).
+std::optional<std::unexpected<Error>> archive_target_missing(const ArchiveInfo& archive, const Toolkit& toolkit) {
+  if (!archive.name || archive.os != TargetOs::Linux || toolkit.targets.empty()) return std::nullopt;
+  auto target = linux_target_of(archive.name->platform);
+  if (!target || std::find(toolkit.targets.begin(), toolkit.targets.end(), *target) != toolkit.targets.end())
+    return std::nullopt;
+  std::string held;
+  for (const auto& t : toolkit.targets) held += (held.empty() ? "" : ", ") + t;
+  return fail(ErrorCode::CudaMismatch, "this archive is built for " + archive.name->platform + " (" + *target +
+                                           ") but the CUDA toolkit at '" + toolkit.root.string() +
+                                           "' holds libraries for " + held + " only; download the archive for that CPU");
+}
+
 Result<void> check_compatible(const ArchiveInfo& archive, const Toolkit& toolkit) {
   if (archive.os != toolkit.os)
     return fail(ErrorCode::CudaMismatch,
                 std::string("this is a ") + to_string(archive.os) + " archive but the CUDA toolkit at '" +
                     toolkit.root.string() + "' is a " + to_string(toolkit.os) + " toolkit; download the " +
                     to_string(toolkit.os) + " archive instead");
+  if (auto arch = archive_target_missing(archive, toolkit)) return std::unexpected(arch->error());
   if (archive.name && archive.name->cuda.major != toolkit.version.major)
     return fail(ErrorCode::CudaMismatch,
                 "the archive is built for CUDA " + archive.name->cuda.text + " but the toolkit at '" +

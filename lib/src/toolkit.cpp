@@ -81,6 +81,9 @@ void fill_layout(Toolkit& tk) {
   tk.os = TargetOs::Linux;
   tk.lib_dir = resolve_inside(tk.root, linux_lib_dir(tk.root));
   tk.import_lib_dir = tk.lib_dir;
+  for (fs::directory_iterator it(tk.root / "targets", ec), end; !ec && it != end; it.increment(ec))
+    if (it->path().filename().string().ends_with("-linux")) tk.targets.push_back(it->path().filename().string());
+  std::sort(tk.targets.begin(), tk.targets.end());
 }
 
 std::optional<std::string> env_value(const ToolkitSearch& search, const std::string& name) {
@@ -118,6 +121,14 @@ std::string describe(const Toolkit& tk) {
 }
 
 }  // namespace
+
+std::optional<std::string> linux_target_of(const std::string& platform) {
+  if (platform == "linux-x86_64" || platform == "linux-x64") return "x86_64-linux";
+  if (platform == "linux-sbsa" || platform == "linux-aarch64sbsa") return "sbsa-linux";
+  if (platform == "linux-aarch64") return "aarch64-linux";
+  if (platform == "linux-ppc64le") return "ppc64le-linux";
+  return std::nullopt;
+}
 
 Result<Toolkit> probe_toolkit(const fs::path& root, std::string found_by, const ToolkitSearch& search) {
   std::error_code ec;

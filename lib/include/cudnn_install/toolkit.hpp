@@ -30,7 +30,15 @@ struct Toolkit {
   std::filesystem::path bin_dir = "bin";            // where cudart lives: DLLs go here
   std::filesystem::path lib_dir = "lib64";          // Linux shared and static libraries
   std::filesystem::path import_lib_dir = "lib/x64"; // Windows .lib files
+  // Linux: the CPU targets the toolkit holds libraries for, from <root>/targets ("x86_64-linux",
+  // "sbsa-linux", ...); empty when the tree has no targets/ (then the architecture is not checked).
+  std::vector<std::string> targets;
 };
+
+// The toolkit target a Linux archive's platform is built for: "linux-x86_64" and "linux-x64" ->
+// "x86_64-linux", "linux-sbsa" and "linux-aarch64sbsa" -> "sbsa-linux", "linux-aarch64" (Jetson) ->
+// "aarch64-linux", "linux-ppc64le" -> "ppc64le-linux"; nullopt for other platforms.
+std::optional<std::string> linux_target_of(const std::string& platform);
 
 // Where to look; every outside input is injected so tests can use sandbox trees.
 struct ToolkitSearch {
