@@ -7,9 +7,12 @@
 
 #include "cudnn_install/archive_memo.hpp"
 #include "cudnn_install/txn.hpp"
+#include "progress.hpp"
 
 namespace cudnn_install::cli {
 namespace {
+
+constexpr std::uint64_t kShowProgressFrom = 64u << 20;  // smaller archives take well under a second
 
 // The archive's sha256 against the manifest or the known-archives table; a mismatch refuses it.
 Result<IntegrityCheck> check_sha256(const std::filesystem::path& archive, const std::string& sha, const Options& o) {
@@ -29,11 +32,9 @@ Result<IntegrityCheck> check_sha256(const std::filesystem::path& archive, const 
   return check;
 }
 
-Result<IntegrityCheck> hash_and_check(const std::filesystem::path& archive, const Options& o) {
-  bool show = o.format == Format::Text && o.verbosity != Verbosity::Quiet && is_terminal(2);
-  auto sha = sha256_file(archive, [&](std::uint64_t done, std::uint64_t total) {
-    if (show && total > (64u << 20)) std::cerr << "\rsha256 " << done * 100 / total << "%" << (done == total ? "\n" : "") << std::flush;
-  });
+Result<IntegrityCheck> hash_and_check(const std::filesystem::path& archive, const HashProgress& progress,
+                                      const Options& o) {
+  auto sha = sha256_file(archive, progress);
   if (!sha) return std::unexpected(sha.error());
   return check_sha256(archive, *sha, o);
 }
@@ -54,12 +55,15 @@ NameCheck name_check(const Options& o) { return o.force_name ? NameCheck::Skip :
 Result<Inspected> inspect_and_check(const Toolkit& toolkit, FileSystem& fs, Spooling spooling, const Options& o) {
   if (auto memo = find_archive_memo(fs, toolkit.root, o.archive)) return from_memo(*memo, o);
   auto identity = fs.identity(o.archive);  // before reading: a file that changes meanwhile is never remembered
-  auto hashing = std::async(std::launch::async, [&] { return hash_and_check(o.archive, o); });
   bool tar = container_from_extension(o.archive.filename().string()) != Container::Zip;
+  // One progress line at a time: a tar.xz's decoding (the longer of the two), or a zip's sha256.
+  auto hash_progress = tar ? HashProgress() : percent_line(o, "sha256", kShowProgressFrom);
+  auto read_progress = tar ? percent_line(o, "reading", kShowProgressFrom) : ReadProgress();
+  auto hashing = std::async(std::launch::async, [&] { return hash_and_check(o.archive, hash_progress, o); });
   spdlog::debug("inspecting {}", o.archive.string());
   auto archive = tar && spooling == Spooling::IntoToolkit
-                     ? inspect_and_spool(o.archive, name_check(o), fs, spool_dir(toolkit.root))
-                     : inspect_archive(o.archive, name_check(o));
+                     ? inspect_and_spool(o.archive, name_check(o), fs, spool_dir(toolkit.root), read_progress)
+                     : inspect_archive(o.archive, name_check(o), read_progress);
   auto integrity = hashing.get();
   if (!archive) return std::unexpected(archive.error());
   if (!integrity) return std::unexpected(integrity.error());

@@ -7,6 +7,19 @@
 
 namespace cudnn_install::cli {
 
+std::function<void(std::uint64_t, std::uint64_t)> percent_line(const Options& options, std::string label,
+                                                               std::uint64_t min_bytes) {
+  if (options.verbosity == Verbosity::Quiet || options.format != Format::Text || !is_terminal(2)) return {};
+  return [label = std::move(label), min_bytes, shown = -1](std::uint64_t done, std::uint64_t total) mutable {
+    if (total < min_bytes) return;
+    int percent = static_cast<int>(done * 100 / total);
+    if (percent == shown) return;
+    shown = percent;
+    std::fprintf(stderr, "\r%-8s %3d%%%s", label.c_str(), percent, done >= total ? "\n" : "");
+    std::fflush(stderr);
+  };
+}
+
 ProgressBar::ProgressBar(const Options& options)
     : enabled_(options.verbosity != Verbosity::Quiet && options.format == Format::Text && is_terminal(2)) {}
 

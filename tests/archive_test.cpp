@@ -152,7 +152,7 @@ TEST(ArchiveXz, ThreadedDecoderListsWhatLibarchiveLists) {
             0);
   auto listing = [](Result<std::unique_ptr<ArchiveReader>> reader) {
     std::vector<std::string> rows;
-    auto l = (*reader)->list([](const RawEntry&) { return false; });
+    auto l = (*reader)->list([](const RawEntry&) { return false; }, {});
     if (!l) return std::vector<std::string>{"error: " + l.error().message};
     for (const auto& e : l->entries) rows.push_back(e.name + " " + std::to_string(e.size) + " " + std::to_string(e.crc32.value_or(0)));
     return rows;
@@ -168,4 +168,32 @@ TEST(ArchiveXz, ThreadedDecoderListsWhatLibarchiveLists) {
   ASSERT_FALSE(cut.empty());
   EXPECT_NE(cut.back().find("error: "), std::string::npos);
   fs::remove_all(dir);
+}
+
+// Progress while a tar.xz is decoded: how far into the file, rising, ending at its size; the same
+// for a listing and for a spooling pass.
+TEST(ArchiveXz, DecodingReportsHowFarIntoTheFile) {
+  fs::path real = fs::path(REAL_ARCHIVE_DIR) / "cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz";
+  if (!fs::exists(real)) GTEST_SKIP() << "no real cuDNN on this machine";
+  std::uint64_t size = fs::file_size(real);
+  auto check = [&](const std::vector<std::pair<std::uint64_t, std::uint64_t>>& calls) {
+    ASSERT_GE(calls.size(), 2u);  // at least one report before the end (9 MiB decoded)
+    for (std::size_t i = 0; i < calls.size(); ++i) {
+      EXPECT_EQ(calls[i].second, size);
+      EXPECT_LE(calls[i].first, size);
+      if (i > 0) {
+        EXPECT_GE(calls[i].first, calls[i - 1].first);
+      }
+    }
+    EXPECT_EQ(calls.back().first, size);
+  };
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> listed, spooled;
+  ASSERT_TRUE(inspect_archive(real, NameCheck::Enforce, [&](std::uint64_t d, std::uint64_t t) { listed.emplace_back(d, t); }));
+  check(listed);
+  fs::path spool = fs::temp_directory_path() / ("spool-test-" + std::to_string(::getpid()));
+  auto fsys = make_real_filesystem();
+  ASSERT_TRUE(inspect_and_spool(real, NameCheck::Enforce, *fsys, spool,
+                                [&](std::uint64_t d, std::uint64_t t) { spooled.emplace_back(d, t); }));
+  check(spooled);
+  ASSERT_TRUE(remove_spool(*fsys, spool));
 }

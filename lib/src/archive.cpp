@@ -132,8 +132,9 @@ ReadListing read_with(std::function<Result<Listing>(ArchiveReader&)> read) {
   };
 }
 
-Result<ArchiveInfo> inspect_archive(const std::filesystem::path& path, NameCheck check) {
-  return inspect_with(path, check, read_with([](ArchiveReader& reader) { return reader.list(is_version_header); }));
+Result<ArchiveInfo> inspect_archive(const std::filesystem::path& path, NameCheck check, const ReadProgress& progress) {
+  return inspect_with(path, check,
+                      read_with([&](ArchiveReader& reader) { return reader.list(is_version_header, progress); }));
 }
 
 Result<ArchiveInfo> inspect_with_listing(const std::filesystem::path& path, NameCheck check, Listing listing) {

@@ -2,6 +2,7 @@
 #include <zlib.h>
 
 #include "archive_inspect.hpp"
+#include "read_progress.hpp"
 #include "cudnn_install/archive.hpp"
 
 namespace fs = std::filesystem;
@@ -15,7 +16,8 @@ constexpr std::uint64_t kSpoolReserveBytes = 256u << 20;
 
 class Spooler {
  public:
-  Spooler(FileSystem& fs, fs::path dir) : fs_(fs), dir_(std::move(dir)) {
+  Spooler(FileSystem& fs, fs::path dir, const ReadProgress& progress, std::uint64_t file_bytes)
+      : fs_(fs), dir_(std::move(dir)), progress_(progress), file_bytes_(file_bytes) {
     std::error_code ec;
     auto space = fs::space(dir_, ec);
     budget_ = ec || space.available < kSpoolReserveBytes ? 0 : space.available - kSpoolReserveBytes;
@@ -24,8 +26,12 @@ class Spooler {
 
   Result<Listing> run(ArchiveReader& reader) {
     if (auto r = fs_.make_dir(dir_); !r) return std::unexpected(r.error());
+    ProgressReporter reporter(progress_, reader, file_bytes_);
+    reporter_ = &reporter;
     auto r = reader.extract([&](const RawEntry& e) { return visit(e); });
+    reporter_ = nullptr;
     if (!r) return std::unexpected(r.error());
+    reporter.done();
     return std::move(listing_);
   }
 
@@ -65,11 +71,15 @@ class Spooler {
     }
     crc_ = crc32(crc_, reinterpret_cast<const Bytef*>(chunk.data()), static_cast<uInt>(chunk.size()));
     if (keep_) captured_.append(chunk.data(), chunk.size());
+    reporter_->decoded(chunk.size());
     return out_->write(chunk);
   }
 
   FileSystem& fs_;
   fs::path dir_;
+  const ReadProgress& progress_;
+  std::uint64_t file_bytes_ = 0;
+  ProgressReporter* reporter_ = nullptr;  // while run() reads
   std::uint64_t budget_ = 0, spooled_bytes_ = 0;
   Listing listing_;
   std::map<std::string, fs::path> spooled_;
@@ -81,8 +91,11 @@ class Spooler {
 
 }  // namespace
 
-Result<ArchiveInfo> inspect_and_spool(const fs::path& path, NameCheck check, FileSystem& fs, const fs::path& spool_dir) {
-  Spooler spooler(fs, spool_dir);
+Result<ArchiveInfo> inspect_and_spool(const fs::path& path, NameCheck check, FileSystem& fs, const fs::path& spool_dir,
+                                      const ReadProgress& progress) {
+  std::error_code ec;
+  auto size = fs::file_size(path, ec);
+  Spooler spooler(fs, spool_dir, progress, ec ? 0 : size);
   auto info = inspect_with(path, check, read_with([&](ArchiveReader& reader) { return spooler.run(reader); }));
   if (info) info->spooled = spooler.take_spooled();
   return info;

@@ -5,6 +5,7 @@
 #include <zlib.h>
 
 #include "archive_xz.hpp"
+#include "read_progress.hpp"
 #include "cudnn_install/archive_reader.hpp"
 
 namespace cudnn_install {
@@ -44,8 +45,9 @@ class TarReader final : public ArchiveReader {
  public:
   TarReader(std::filesystem::path path, std::string bytes) : path_(std::move(path)), bytes_(std::move(bytes)) {}
 
-  Result<Listing> list(const CapturePredicate& capture) override {
+  Result<Listing> list(const CapturePredicate& capture, const ReadProgress& progress) override {
     Listing listing;
+    ProgressReporter reporter(progress, *this, file_bytes());
     auto r = walk([&](RawEntry& entry, archive* a) -> Result<void> {
       bool keep = entry.type == EntryType::File && capture && capture(entry);
       if (keep && entry.size > kMaxCaptureBytes)
@@ -56,6 +58,7 @@ class TarReader final : public ArchiveReader {
         if (chunk.empty()) return {};  // end of entry (and crc32(crc, NULL, 0) would reset crc)
         crc = crc32(crc, reinterpret_cast<const Bytef*>(chunk.data()), static_cast<uInt>(chunk.size()));
         if (keep) content.append(chunk.data(), chunk.size());
+        reporter.decoded(chunk.size());
         return {};
       });
       if (!read) return read;
@@ -65,7 +68,15 @@ class TarReader final : public ArchiveReader {
       return {};
     });
     if (!r) return std::unexpected(r.error());
+    reporter.done();
     return listing;
+  }
+
+  // Our xz decoder counts its input; libarchive's lowest filter counts what it read of the file.
+  std::uint64_t file_bytes_read() const override {
+    if (!current_) return 0;
+    if (current_->xz) return xz_bytes_consumed(*current_->xz);
+    return static_cast<std::uint64_t>(archive_filter_bytes(current_->archive.get(), -1));
   }
 
   Result<void> extract(const ExtractVisitor& visit) override {
@@ -78,6 +89,12 @@ class TarReader final : public ArchiveReader {
   }
 
  private:
+  std::uint64_t file_bytes() const {
+    std::error_code ec;
+    auto size = path_.empty() || !bytes_.empty() ? bytes_.size() : std::filesystem::file_size(path_, ec);
+    return ec ? 0 : size;
+  }
+
   std::string where() const { return path_.empty() ? std::string("<memory>") : path_.string(); }
 
   Result<void> corrupt(archive* a, const std::string& what) {
@@ -116,6 +133,11 @@ class TarReader final : public ArchiveReader {
     auto opened = open();
     if (!opened) return std::unexpected(opened.error());
     archive* a = opened->archive.get();
+    current_ = &*opened;
+    struct Forget {
+      const Opened*& current;
+      ~Forget() { current = nullptr; }
+    } forget{current_};
     while (true) {
       archive_entry* e = nullptr;
       int rc = archive_read_next_header(a, &e);
@@ -145,6 +167,7 @@ class TarReader final : public ArchiveReader {
 
   std::filesystem::path path_;
   std::string bytes_;
+  const Opened* current_ = nullptr;  // while walk() runs: what file_bytes_read() looks at
 };
 
 }  // namespace

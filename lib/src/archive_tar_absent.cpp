@@ -7,7 +7,7 @@ namespace {
 
 class NoTarReader final : public ArchiveReader {
  public:
-  Result<Listing> list(const CapturePredicate&) override { return refuse(); }
+  Result<Listing> list(const CapturePredicate&, const ReadProgress&) override { return refuse(); }
   Result<void> extract(const ExtractVisitor&) override { return refuse(); }
 
  private:

@@ -37,6 +37,8 @@ class XzSource {
     return lzma_stream_decoder_mt(&stream_, &mt) == LZMA_OK;
   }
 
+  std::uint64_t consumed() const { return stream_.total_in; }
+
   la_ssize_t read(archive* a, const void** buffer) {
     while (!finished_) {
       if (stream_.avail_in == 0 && !input_done_) fill();
@@ -79,6 +81,7 @@ class XzSource {
 };
 
 void XzSourceDeleter::operator()(XzSource* s) const { delete s; }
+std::uint64_t xz_bytes_consumed(const XzSource& source) { return source.consumed(); }
 
 namespace {
 

@@ -1,5 +1,6 @@
 // The multi-threaded xz path of archive_tar.cpp (see archive_xz.cpp).
 #pragma once
+#include <cstdint>
 #include <filesystem>
 #include <memory>
 
@@ -17,5 +18,7 @@ using XzSourcePtr = std::unique_ptr<XzSource, XzSourceDeleter>;
 // storing archive_read_open's result in *rc. The source must outlive `a`. nullptr: not an xz file
 // (or the decoder could not start), so open it the usual way.
 XzSourcePtr open_xz_threaded(archive* a, const std::filesystem::path& path, int* rc);
+// Bytes of the xz file decoded so far.
+std::uint64_t xz_bytes_consumed(const XzSource& source);
 
 }  // namespace cudnn_install

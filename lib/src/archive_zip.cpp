@@ -26,7 +26,8 @@ class ZipReader final : public ArchiveReader {
  public:
   ZipReader(std::filesystem::path path, std::string bytes) : path_(std::move(path)), bytes_(std::move(bytes)) {}
 
-  Result<Listing> list(const CapturePredicate& capture) override {
+  // The central directory is read at once: no progress to report.
+  Result<Listing> list(const CapturePredicate& capture, const ReadProgress&) override {
     auto zip = open();
     if (!zip) return std::unexpected(zip.error());
     Listing listing;

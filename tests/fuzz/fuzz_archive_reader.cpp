@@ -14,7 +14,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::string bytes(reinterpret_cast<const char*>(data) + 1, size - 1);
   auto reader = open_archive_memory(bytes, container);
   if (!reader) return 0;
-  auto listing = (*reader)->list([](const RawEntry& e) { return e.name.ends_with(".h"); });
+  auto listing = (*reader)->list([](const RawEntry& e) { return e.name.ends_with(".h"); }, {});
   if (!listing) return 0;
   const char* name = container == Container::Zip ? "cudnn-windows-x86_64-9.19.0.56_cuda13-archive.zip"
                                                  : "cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz";

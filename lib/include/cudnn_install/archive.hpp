@@ -2,6 +2,7 @@
 // Everything here reads; nothing is written. Unsafe archives are refused before any later stage.
 #pragma once
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -44,13 +45,13 @@ struct ArchiveInfo {
   Listing listing;  // everything read, as read: what archive_memo.hpp remembers
 };
 
-Result<ArchiveInfo> inspect_archive(const std::filesystem::path& path, NameCheck check);
+Result<ArchiveInfo> inspect_archive(const std::filesystem::path& path, NameCheck check, const ReadProgress& progress = {});
 // The same for a real install from a compressed tar, which cannot be searched: the one pass that
 // lists and checks the entries also copies every file into spool_dir (numbered files, never the
 // archive's names, on the toolkit's filesystem), so the xz stream is decoded once, not twice.
 // The copies are only ever renamed into place after the checks; remove_spool() clears the rest.
 Result<ArchiveInfo> inspect_and_spool(const std::filesystem::path& path, NameCheck check, FileSystem& fs,
-                                      const std::filesystem::path& spool_dir);
+                                      const std::filesystem::path& spool_dir, const ReadProgress& progress = {});
 // The same checks on a listing read before (archive_memo.hpp), without reading the archive.
 Result<ArchiveInfo> inspect_with_listing(const std::filesystem::path& path, NameCheck check, Listing listing);
 // Removes spool_dir and whatever is left in it (nothing there is fine).

@@ -33,6 +33,8 @@ struct Listing {
 
 // Chooses the entries whose content list() should keep (small headers such as cudnn_version.h).
 using CapturePredicate = std::function<bool(const RawEntry&)>;
+// Gets (bytes of the archive file read, its size) while a compressed tar is decoded; may be empty.
+using ReadProgress = std::function<void(std::uint64_t, std::uint64_t)>;
 // Receives one entry's bytes in order, then one empty chunk that marks the end of the entry
 // (after the size and, for zip, the CRC have been checked). An error stops the extraction.
 using ChunkSink = std::function<Result<void>(std::span<const char>)>;
@@ -42,8 +44,11 @@ using ExtractVisitor = std::function<Result<std::optional<ChunkSink>>(const RawE
 class ArchiveReader {
  public:
   virtual ~ArchiveReader() = default;
-  virtual Result<Listing> list(const CapturePredicate& capture) = 0;
+  virtual Result<Listing> list(const CapturePredicate& capture, const ReadProgress& progress) = 0;
   virtual Result<void> extract(const ExtractVisitor& visit) = 0;
+  // How far into the archive file the reading is, in bytes of the file (compressed): for progress
+  // while a compressed tar is decoded. 0 when unknown.
+  virtual std::uint64_t file_bytes_read() const { return 0; }
 };
 
 // From a file on disk, or from bytes in memory (tests and fuzzing).
