@@ -5,6 +5,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <thread>
+
 #include "cudnn_install/locks.hpp"
 #include "support/sandbox.hpp"
 #include "support/txn_scenario.hpp"
@@ -63,6 +66,16 @@ fs::path shared_library_in(const fs::path& dir) {
   return lib;
 }
 
+// The shell prints "ready" just before `exec sleep`: wait (at most 2 s) until the exec happened,
+// so that the scan sees the program the test expects rather than the shell.
+void wait_until_running(pid_t pid, const std::string& program) {
+  for (int i = 0; i < 200; ++i) {
+    std::error_code ec;
+    if (fs::read_symlink("/proc/" + std::to_string(pid) + "/exe", ec).filename().string() == program) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
+
 const Holder* holder_of(const HolderScan& scan, pid_t pid) {
   for (const auto& h : scan.holders)
     if (h.pid == pid) return &h;
@@ -95,6 +108,7 @@ TEST(Locks, FindsAProcessThatMapsALibraryAndOneThatHoldsAnFd) {
   Child mapper({"python3", "-c", kDlopen, lib.string()});
   Child opener({"sh", "-c", kOpenFd, header.string()});
   ASSERT_TRUE(mapper.ready() && opener.ready());
+  wait_until_running(opener.pid(), "sleep");
   auto scan = make_process_finder()->find_holders({{lib.string(), *file_id(lib)}, {header.string(), *file_id(header)}});
   ASSERT_TRUE(scan) << scan.error().message;
   const Holder* m = holder_of(*scan, mapper.pid());
