@@ -1,7 +1,6 @@
 // One decoding pass for compressed tars: list, check and copy in the same pass (see archive.hpp).
-#include <zlib.h>
-
 #include "archive_inspect.hpp"
+#include "entry_digest.hpp"
 #include "read_progress.hpp"
 #include "cudnn_install/archive.hpp"
 
@@ -41,9 +40,7 @@ class Spooler {
   Result<std::optional<ChunkSink>> visit(const RawEntry& e) {
     listing_.entries.push_back(e);
     if (e.type != EntryType::File) return std::optional<ChunkSink>();
-    keep_ = is_version_header(e);
-    if (keep_ && e.size > kMaxCaptureBytes)
-      return fail(ErrorCode::BadArchive, "entry '" + e.name + "' is too large to read", e.name);
+    if (auto ok = digest_.start(e, is_version_header(e)); !ok) return std::unexpected(ok.error());
     if (e.size > budget_ - spooled_bytes_)
       return fail(ErrorCode::Io,
                   "the archive unpacks to more than the free space on " + dir_.parent_path().string() +
@@ -55,22 +52,17 @@ class Spooler {
     if (!out) return std::unexpected(out.error());
     out_ = std::move(*out);
     spooled_[e.name] = file;
-    crc_ = crc32(0, nullptr, 0);
-    captured_.clear();
     return std::optional<ChunkSink>([this](std::span<const char> chunk) { return take(chunk); });
   }
 
   Result<void> take(std::span<const char> chunk) {
     if (chunk.empty()) {  // end of the entry: its size was checked by the reader
-      RawEntry& e = listing_.entries.back();
-      e.crc32 = static_cast<std::uint32_t>(crc_);
-      if (keep_) listing_.captured[e.name] = std::move(captured_);
+      digest_.finish(listing_.entries.back(), listing_);
       auto closed = out_->sync_and_close();
       out_.reset();
       return closed;
     }
-    crc_ = crc32(crc_, reinterpret_cast<const Bytef*>(chunk.data()), static_cast<uInt>(chunk.size()));
-    if (keep_) captured_.append(chunk.data(), chunk.size());
+    digest_.add(chunk);
     reporter_->decoded(chunk.size());
     return out_->write(chunk);
   }
@@ -84,9 +76,7 @@ class Spooler {
   Listing listing_;
   std::map<std::string, fs::path> spooled_;
   std::unique_ptr<OutputFile> out_;
-  uLong crc_ = 0;
-  bool keep_ = false;
-  std::string captured_;
+  EntryDigest digest_;  // of the entry being copied
 };
 
 }  // namespace

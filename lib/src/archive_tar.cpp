@@ -2,9 +2,9 @@
 // decodes the whole stream once, computing each entry's CRC-32 and keeping the headers asked for.
 #include <archive.h>
 #include <archive_entry.h>
-#include <zlib.h>
 
 #include "archive_xz.hpp"
+#include "entry_digest.hpp"
 #include "read_progress.hpp"
 #include "cudnn_install/archive_reader.hpp"
 
@@ -48,22 +48,18 @@ class TarReader final : public ArchiveReader {
   Result<Listing> list(const CapturePredicate& capture, const ReadProgress& progress) override {
     Listing listing;
     ProgressReporter reporter(progress, *this, file_bytes());
+    EntryDigest digest;
     auto r = walk([&](RawEntry& entry, archive* a) -> Result<void> {
-      bool keep = entry.type == EntryType::File && capture && capture(entry);
-      if (keep && entry.size > kMaxCaptureBytes)
-        return fail(ErrorCode::BadArchive, "entry '" + entry.name + "' is too large to read", entry.name);
-      std::string content;
-      uLong crc = crc32(0, nullptr, 0);
+      bool file = entry.type == EntryType::File;
+      if (auto ok = digest.start(entry, file && capture && capture(entry)); !ok) return ok;
       auto read = read_data(a, entry, [&](std::span<const char> chunk) -> Result<void> {
-        if (chunk.empty()) return {};  // end of entry (and crc32(crc, NULL, 0) would reset crc)
-        crc = crc32(crc, reinterpret_cast<const Bytef*>(chunk.data()), static_cast<uInt>(chunk.size()));
-        if (keep) content.append(chunk.data(), chunk.size());
+        if (chunk.empty()) return {};  // end of entry
+        digest.add(chunk);
         reporter.decoded(chunk.size());
         return {};
       });
       if (!read) return read;
-      if (entry.type == EntryType::File) entry.crc32 = static_cast<std::uint32_t>(crc);
-      if (keep) listing.captured[entry.name] = std::move(content);
+      if (file) digest.finish(entry, listing);
       listing.entries.push_back(entry);
       return {};
     });
