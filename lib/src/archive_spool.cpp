@@ -10,7 +10,8 @@ namespace cudnn_install {
 namespace {
 
 // Space left free on the toolkit's filesystem after spooling, so that a hostile archive that
-// inflates to more than the disk holds is refused instead of filling it.
+// inflates to more than the disk holds is refused instead of filling it. (Measured on the state
+// directory: the spool itself does not exist yet when the Spooler is made.)
 constexpr std::uint64_t kSpoolReserveBytes = 256u << 20;
 
 class Spooler {
@@ -18,9 +19,9 @@ class Spooler {
   Spooler(FileSystem& fs, fs::path dir, const ReadProgress& progress, std::uint64_t file_bytes)
       : fs_(fs), dir_(std::move(dir)), progress_(progress), file_bytes_(file_bytes) {
     std::error_code ec;
-    auto space = fs::space(dir_, ec);
-    budget_ = ec || space.available < kSpoolReserveBytes ? 0 : space.available - kSpoolReserveBytes;
+    auto space = fs::space(dir_.parent_path(), ec);
     if (ec) budget_ = UINT64_MAX;  // unknown: the writes themselves report a full disk
+    else if (space.available > kSpoolReserveBytes) budget_ = space.available - kSpoolReserveBytes;
   }
 
   Result<Listing> run(ArchiveReader& reader) {
