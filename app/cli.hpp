@@ -1,5 +1,6 @@
 // What the command line asked for, and the shared output helpers of the commands.
 #pragma once
+#include <cstdio>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -102,7 +103,11 @@ std::unique_ptr<EnvStore> open_env_store();
 // doctor's platform evidence: shadowing copies and whether the loader/PATH finds the toolkit.
 void add_env_evidence(DoctorInputs& inputs, const Toolkit& toolkit, int cudnn_major);
 bool is_terminal(int fd);
-// The first line a command prints (stderr discarded), or "" when it cannot run or fails.
+// A command's output to read (its stderr discarded), through the platform's shell; nullptr when
+// it cannot start. close_command says whether it exited with 0.
+FILE* open_command(const std::string& command);
+bool close_command(FILE* pipe);
+// The first line a command prints, or "" when it cannot run or fails.
 std::string first_output_line(const std::string& command);
 // One line for status: whether the loader (Linux) or PATH (Windows) finds the toolkit's libraries.
 std::string env_state(const Toolkit& toolkit);

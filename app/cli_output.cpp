@@ -3,12 +3,24 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <cstdio>
 #include <iostream>
 
 #include "cli.hpp"
 #include "cudnn_install/report.hpp"
 
 namespace cudnn_install::cli {
+
+std::string first_output_line(const std::string& command) {
+  FILE* pipe = open_command(command);
+  if (!pipe) return "";
+  char line[512] = {};
+  bool got = std::fgets(line, sizeof line, pipe) != nullptr;
+  bool ok = close_command(pipe);
+  std::string out = got && ok ? line : "";
+  while (!out.empty() && (out.back() == '\n' || out.back() == '\r' || out.back() == ' ')) out.pop_back();
+  return out;
+}
 
 int report_error(const Error& error, const Options& options) {
   spdlog::debug("error {}: {}", to_string(error.code), error.message);

@@ -3,7 +3,6 @@
 // after the change and after rollback; the loader's view for doctor.
 #include <unistd.h>
 
-#include <cstdio>
 #include <iostream>
 
 #include "cli.hpp"
@@ -63,15 +62,7 @@ std::string env_state(const Toolkit& tk) {
 
 bool is_terminal(int fd) { return ::isatty(fd) != 0; }
 
-std::string first_output_line(const std::string& command) {
-  FILE* pipe = ::popen((command + " 2>/dev/null").c_str(), "r");
-  if (!pipe) return "";
-  char line[512] = {};
-  bool got = std::fgets(line, sizeof line, pipe) != nullptr;
-  bool ok = ::pclose(pipe) == 0;
-  std::string out = got && ok ? line : "";
-  while (!out.empty() && (out.back() == '\n' || out.back() == '\r' || out.back() == ' ')) out.pop_back();
-  return out;
-}
+FILE* open_command(const std::string& command) { return ::popen((command + " 2>/dev/null").c_str(), "r"); }
+bool close_command(FILE* pipe) { return ::pclose(pipe) == 0; }
 
 }  // namespace cudnn_install::cli

@@ -166,15 +166,9 @@ std::string env_state(const Toolkit& tk) {
 
 bool is_terminal(int fd) { return _isatty(fd) != 0; }
 
-std::string first_output_line(const std::string& command) {
-  FILE* pipe = _popen(("\"" + command + " 2>NUL\"").c_str(), "r");  // cmd /c strips the outer quotes
-  if (!pipe) return "";
-  char line[512] = {};
-  bool got = std::fgets(line, sizeof line, pipe) != nullptr;
-  bool ok = _pclose(pipe) == 0;
-  std::string out = got && ok ? line : "";
-  while (!out.empty() && (out.back() == '\n' || out.back() == '\r' || out.back() == ' ')) out.pop_back();
-  return out;
+FILE* open_command(const std::string& command) {
+  return _popen(("\"" + command + " 2>NUL\"").c_str(), "r");  // cmd /c strips the outer quotes
 }
+bool close_command(FILE* pipe) { return _pclose(pipe) == 0; }
 
 }  // namespace cudnn_install::cli
