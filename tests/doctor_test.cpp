@@ -58,6 +58,10 @@ TEST(Doctor, DriverOlderThanTheToolkitNeeds) {
   EXPECT_NE(findings[0].fix.find("580.65.06"), std::string::npos);
   EXPECT_EQ(minimum_linux_driver(12), "525.60.13");
   EXPECT_FALSE(minimum_linux_driver(14));
+  in.toolkit.os = TargetOs::Windows;  // the fix names the Windows minimum for a Windows toolkit
+  in.toolkit.version = {12, 4, std::nullopt};
+  in.verify.runtime->driver_version = 11080;
+  EXPECT_NE(run_doctor(in)[0].fix.find("527.41"), std::string::npos) << run_doctor(in)[0].fix;
 }
 
 TEST(Doctor, AHealthyTreeHasNoProblems) {

@@ -34,6 +34,11 @@ void check_libraries(const DoctorInputs& in, std::vector<Finding>& out) {
                    "nothing to do if programs built against that major still need them"});
 }
 
+// The release notes' minimum driver for the toolkit's CUDA major on its platform.
+std::optional<std::string> minimum_driver(const Toolkit& tk) {
+  return tk.os == TargetOs::Windows ? minimum_windows_driver(tk.version.major) : minimum_linux_driver(tk.version.major);
+}
+
 void check_runtime(const DoctorInputs& in, std::vector<Finding>& out) {
   const auto& probe = in.verify.runtime;
   if (!probe) return;
@@ -46,8 +51,9 @@ void check_runtime(const DoctorInputs& in, std::vector<Finding>& out) {
     return;
   }
   int driver_major = probe->driver_version / 1000, driver_minor = (probe->driver_version % 1000) / 10;
+  // With nvidia-smi's exact version, check_driver_version judges the driver instead.
   if (driver_major < in.toolkit.version.major && in.smi_driver.empty()) {
-    auto minimum = minimum_linux_driver(in.toolkit.version.major);
+    auto minimum = minimum_driver(in.toolkit);
     out.push_back({"driver", Severity::Error,
                    fmt::format("the driver supports CUDA {}.{} but the toolkit is CUDA {}", driver_major, driver_minor,
                                in.toolkit.version.to_string()),
@@ -108,7 +114,7 @@ void check_cuda_major(const DoctorInputs& in, std::vector<Finding>& out) {
 void check_driver_version(const DoctorInputs& in, std::vector<Finding>& out) {
   if (in.smi_driver.empty()) return;
   int major = in.toolkit.version.major;
-  auto minimum = in.toolkit.os == TargetOs::Windows ? minimum_windows_driver(major) : minimum_linux_driver(major);
+  auto minimum = minimum_driver(in.toolkit);
   std::vector<std::string> evidence{"nvidia-smi: driver_version = " + in.smi_driver};
   if (in.verify.runtime && in.verify.runtime->driver_version > 0)
     evidence.push_back(fmt::format("cuDriverGetVersion() = {}", in.verify.runtime->driver_version));
