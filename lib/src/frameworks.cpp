@@ -1,9 +1,10 @@
 #include "cudnn_install/frameworks.hpp"
 
 #include <cstdlib>
-#include <fstream>
 #include <regex>
 #include <sstream>
+
+#include "util.hpp"
 
 namespace fs = std::filesystem;
 
@@ -15,13 +16,6 @@ std::optional<std::string> match(std::string_view text, const std::regex& re, in
   std::smatch m;
   if (!std::regex_search(s, m, re)) return std::nullopt;
   return m[group].str();
-}
-
-std::string read_small_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
 }
 
 void add_if_dir(std::vector<fs::path>& dirs, const fs::path& dir) {
@@ -131,18 +125,32 @@ std::vector<fs::path> site_packages_dirs(const PythonEnvironment& env) {
   return dirs;
 }
 
+namespace {
+
+std::optional<Framework> torch_in(const fs::path& site) {
+  auto text = util::read_text_file(site / "torch" / "version.py");
+  auto torch = text ? parse_torch_version_py(*text) : std::nullopt;
+  if (torch) torch->where = (site / "torch").string();
+  return torch;
+}
+
+std::optional<Framework> tensorflow_in(const fs::path& site) {
+  auto text = util::read_text_file(site / "tensorflow" / "python" / "platform" / "build_info.py");
+  auto tensorflow = text ? parse_tensorflow_build_info(*text) : std::nullopt;
+  if (tensorflow) {
+    tensorflow->where = (site / "tensorflow").string();
+    tensorflow->version = dist_info_version(site, "tensorflow");
+  }
+  return tensorflow;
+}
+
+}  // namespace
+
 std::vector<Framework> find_frameworks(const std::vector<fs::path>& site_dirs) {
   std::optional<Framework> torch, tensorflow;
   for (const auto& site : site_dirs) {
-    std::error_code ec;
-    if (!torch && fs::exists(site / "torch" / "version.py", ec))
-      if ((torch = parse_torch_version_py(read_small_file(site / "torch" / "version.py")))) torch->where = (site / "torch").string();
-    fs::path info = site / "tensorflow" / "python" / "platform" / "build_info.py";
-    if (!tensorflow && fs::exists(info, ec))
-      if ((tensorflow = parse_tensorflow_build_info(read_small_file(info)))) {
-        tensorflow->where = (site / "tensorflow").string();
-        tensorflow->version = dist_info_version(site, "tensorflow");
-      }
+    if (!torch) torch = torch_in(site);
+    if (!tensorflow) tensorflow = tensorflow_in(site);
   }
   std::vector<Framework> found;
   for (auto* f : {&torch, &tensorflow})
