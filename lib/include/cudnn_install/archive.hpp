@@ -1,5 +1,6 @@
 // Stage 1: an archive on disk -> ArchiveInfo (name fields, entries with roles, header version).
-// Everything here reads; nothing is written. Unsafe archives are refused before any later stage.
+// Everything here reads, except inspect_and_spool, which writes numbered copies into the spool only.
+// Unsafe archives are refused before any later stage.
 #pragma once
 #include <filesystem>
 #include <functional>
