@@ -5,6 +5,7 @@
 
 #include "cli.hpp"
 #include "cudnn_install/archive.hpp"
+#include "cudnn_install/file_stamps.hpp"
 #include "cudnn_install/plan.hpp"
 #include "cudnn_install/report.hpp"
 #include "cudnn_install/state_lock.hpp"
@@ -16,14 +17,37 @@
 namespace cudnn_install::cli {
 namespace {
 
-Result<Plan> plan_for(const ArchiveInfo& archive, const Toolkit& toolkit, const EnvStep& env) {
-  auto tree = scan_tree(archive, toolkit);
+// The plan, and how many existing files had to be read to compare them (the others had stamps).
+struct Planned {
+  Plan plan;
+  std::size_t files_read = 0;
+};
+
+Result<Planned> plan_for(const ArchiveInfo& archive, const Toolkit& toolkit, const EnvStep& env, FileSystem& fs) {
+  FileStamps stamps = read_file_stamps(fs, toolkit.root);
+  auto tree = scan_tree(archive, toolkit, known_crc_from(fs, stamps));
   if (!tree) return std::unexpected(tree.error());
+  spdlog::debug("{} existing files read to compare them, the others known from their stamps", tree->files_read);
   PlanOptions options;
   options.generated = env.files;
   options.env_edit = env.edit;
   options.env_entry = env.entry;
-  return make_plan(archive, toolkit, *tree, options);
+  auto plan = make_plan(archive, toolkit, *tree, options);
+  if (!plan) return std::unexpected(plan.error());
+  return Planned{std::move(*plan), tree->files_read};
+}
+
+// Stamps the files the plan put in place (or found identical), so that installing the same
+// archive again compares them without reading them. A cache: failing costs only that.
+void stamp_installed(FileSystem& fs, const Toolkit& toolkit, const Plan& plan) {
+  std::vector<std::string> files;
+  for (const auto& s : plan.steps)
+    if (s.type == EntryType::File && (s.action == Action::Create || s.action == Action::Overwrite ||
+                                      s.action == Action::SkipIdentical))
+      files.push_back(s.target);
+  auto stamped = stamp_files(fs, toolkit.root, files);
+  if (!stamped) spdlog::warn("could not stamp the installed files ({}); nothing else is affected", stamped.error().message);
+  else spdlog::debug("{} of {} installed files stamped", *stamped, files.size());
 }
 
 EnvChanged env_changed_by(const Plan& plan) {
@@ -58,14 +82,14 @@ void print_plan(const Plan& plan, const Inspected& in, const Toolkit& toolkit, c
 }
 
 // The environment step and the plan, both shown: what a dry run prints and a real run asks about.
-Result<Plan> plan_and_show(const Inspected& in, const Toolkit& toolkit, const Options& o) {
+Result<Planned> plan_and_show(const Inspected& in, const Toolkit& toolkit, FileSystem& fs, const Options& o) {
   auto env = plan_env_step(toolkit, in.archive.header_version.major, o);
   if (!env) return std::unexpected(env.error());
-  auto plan = plan_for(in.archive, toolkit, *env);
-  if (!plan) return plan;
-  print_plan(*plan, in, toolkit, o);
+  auto planned = plan_for(in.archive, toolkit, *env, fs);
+  if (!planned) return planned;
+  print_plan(planned->plan, in, toolkit, o);
   print_env_step(*env, o);
-  return plan;
+  return planned;
 }
 
 }  // namespace
@@ -123,8 +147,8 @@ int dry_run(const Toolkit& toolkit, const Options& o) {
   if (has_pending_journal(toolkit.root))
     spdlog::warn("an interrupted transaction is pending in {}; the next real run will restore it first",
                  toolkit.root.string());
-  auto plan = plan_and_show(*inspected, toolkit, o);
-  if (!plan) return report_error(plan.error(), o);
+  auto planned = plan_and_show(*inspected, toolkit, *fs, o);
+  if (!planned) return report_error(planned.error(), o);
   if (o.format == Format::Text) std::cout << "dry run: nothing was written.\n";
   return 0;
 }
@@ -141,21 +165,24 @@ int cmd_install(const Options& o) {
   auto inspected = inspect_and_check(*toolkit, *session->fs, Spooling::IntoToolkit, o);
   if (!inspected) return report_error(inspected.error(), o);
   const ArchiveInfo& archive = inspected->archive;
-  auto plan = plan_and_show(*inspected, *toolkit, o);
-  if (!plan) return report_error(plan.error(), o);
-  if (!plan->changes_anything()) {
+  auto planned = plan_and_show(*inspected, *toolkit, *session->fs, o);
+  if (!planned) return report_error(planned.error(), o);
+  const Plan& plan = planned->plan;
+  if (!plan.changes_anything()) {
     remember(*session->fs, *toolkit, *inspected);
-    if (o.format == Format::Text) std::cout << "\ncuDNN " << plan->cudnn_version << " is already installed here: nothing to do.\n";
+    if (planned->files_read > 0) stamp_installed(*session->fs, *toolkit, plan);
+    if (o.format == Format::Text) std::cout << "\ncuDNN " << plan.cudnn_version << " is already installed here: nothing to do.\n";
     return 0;
   }
-  auto replaced = files_replaced(*plan, toolkit->root);
+  auto replaced = files_replaced(plan, toolkit->root);
   if (auto ok = check_holders(replaced, o); !ok) return report_error(ok.error(), o);
   if (auto ok = confirm(o); !ok) return report_error(ok.error(), o);
-  int rc = apply(archive, *toolkit, *plan, inspected->integrity.sha256, *session, o);
+  int rc = apply(archive, *toolkit, plan, inspected->integrity.sha256, *session, o);
   bool installed = rc == 0 || rc == static_cast<int>(ExitCode::VerifyFailed);
   if (installed) remember(*session->fs, *toolkit, *inspected);
+  if (installed) stamp_installed(*session->fs, *toolkit, plan);
   if (installed) report_still_running_old(replaced, o);
-  if (installed) after_env_change(env_changed_by(*plan), o);
+  if (installed) after_env_change(env_changed_by(plan), o);
   return rc;
 }
 

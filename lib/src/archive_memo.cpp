@@ -3,8 +3,8 @@
 #include <nlohmann/json.hpp>
 
 #include "cudnn_install/txn.hpp"
+#include "state_file.hpp"
 #include "txn_paths.hpp"
-#include "util.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -80,15 +80,7 @@ Result<void> remember_archive(FileSystem& fs, const fs::path& root, ArchiveMemo 
   json list = json::array({to_json(memo)});
   for (const auto& m : read_archive_memos(fs, root))
     if (!(m.identity == memo.identity) && list.size() < kRememberedArchives) list.push_back(to_json(m));
-  std::string text = json{{"archives", list}}.dump() + "\n";
-  fs::path temp = memo_file(root);
-  temp += ".tmp-" + std::to_string(util::process_id());
-  (void)fs.remove(temp);  // left by a crash of an earlier run
-  auto out = fs.create_new(temp, 0644);
-  if (!out) return std::unexpected(out.error());
-  if (auto r = (*out)->write(text); !r) return r;
-  if (auto r = (*out)->sync_and_close(); !r) return r;
-  return fs.rename(temp, memo_file(root));
+  return replace_state_file(fs, memo_file(root), json{{"archives", list}}.dump() + "\n");
 }
 
 }  // namespace cudnn_install

@@ -1,7 +1,4 @@
 // The I/O half of planning: what the toolkit tree holds now at every place the plan may touch.
-#include <zlib.h>
-
-#include <fstream>
 #include <set>
 
 #include "cudnn_install/plan.hpp"
@@ -11,18 +8,6 @@ namespace fs = std::filesystem;
 
 namespace cudnn_install {
 namespace {
-
-std::optional<std::uint32_t> file_crc32(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::vector<char> buf(1 << 20);
-  uLong crc = crc32(0, nullptr, 0);
-  while (in) {
-    in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
-    crc = crc32(crc, reinterpret_cast<const Bytef*>(buf.data()), static_cast<uInt>(in.gcount()));
-  }
-  return in.eof() ? std::optional(static_cast<std::uint32_t>(crc)) : std::nullopt;
-}
 
 std::optional<ExistingFile> look(const fs::path& path) {
   std::error_code ec;
@@ -68,9 +53,18 @@ void add_missing_dirs(const fs::path& root, const fs::path& rel, std::vector<std
   }
 }
 
+// The CRC-32 of an existing file the same size as the new one: from its stamp, or by reading it.
+std::optional<std::uint32_t> crc_of(const std::string& target, const fs::path& full, const KnownCrc& known,
+                                    TreeState& tree) {
+  if (known)
+    if (auto crc = known(target, full)) return crc;
+  ++tree.files_read;
+  return util::file_crc32(full);
+}
+
 }  // namespace
 
-Result<TreeState> scan_tree(const ArchiveInfo& archive, const Toolkit& toolkit) {
+Result<TreeState> scan_tree(const ArchiveInfo& archive, const Toolkit& toolkit, const KnownCrc& known) {
   TreeState tree;
   std::set<fs::path> dirs;
   for (const auto& e : archive.entries) {
@@ -84,7 +78,8 @@ Result<TreeState> scan_tree(const ArchiveInfo& archive, const Toolkit& toolkit) 
       return fail(ErrorCode::Conflict,
                   "'" + full.string() + "' is a directory or special file where cuDNN needs to put a file; move it away first",
                   full.string());
-    if (old->type == EntryType::File && e.raw.crc32 && old->size == e.raw.size) old->crc32 = file_crc32(full);
+    if (old->type == EntryType::File && e.raw.crc32 && old->size == e.raw.size)
+      old->crc32 = crc_of(target, full, known, tree);
     tree.targets[target] = *old;
   }
   for (const auto& dir : dirs) {

@@ -1,6 +1,9 @@
 #include "util.hpp"
 
+#include <zlib.h>
+
 #include <cstdio>
+#include <memory>
 
 #ifdef _WIN32
 #include <process.h>
@@ -25,6 +28,19 @@ std::tm utc_time(std::time_t t) {
   return tm;
 }
 #endif
+
+std::optional<std::uint32_t> file_crc32(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  constexpr std::size_t kChunk = 1 << 20;
+  auto buf = std::make_unique_for_overwrite<char[]>(kChunk);  // not zeroed: it is read into at once
+  uLong crc = crc32(0, nullptr, 0);
+  while (in) {
+    in.read(buf.get(), static_cast<std::streamsize>(kChunk));
+    crc = crc32(crc, reinterpret_cast<const Bytef*>(buf.get()), static_cast<uInt>(in.gcount()));
+  }
+  return in.eof() ? std::optional(static_cast<std::uint32_t>(crc)) : std::nullopt;
+}
 
 std::string human_bytes(std::uint64_t bytes) {
   const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};

@@ -1,6 +1,7 @@
 // Small helpers shared by the library's sources (not part of the public API).
 #pragma once
 #include <algorithm>
+#include <cstdint>
 #include <cctype>
 #include <ctime>
 #include <filesystem>
@@ -34,6 +35,9 @@ inline std::string lower(std::string s) {
 // The calling process's ID, and broken-down UTC time (gmtime_r/gmtime_s: both thread-safe).
 long process_id();
 std::tm utc_time(std::time_t t);
+
+// CRC-32 of a whole file, read in 1 MiB chunks; nullopt if it cannot be read.
+std::optional<std::uint32_t> file_crc32(const std::filesystem::path& path);
 
 // Human byte counts: "512 B", "3.4 MiB".
 std::string human_bytes(std::uint64_t bytes);

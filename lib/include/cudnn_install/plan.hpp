@@ -9,6 +9,7 @@
 
 #include "cudnn_install/archive.hpp"
 #include "cudnn_install/env.hpp"
+#include "cudnn_install/file_stamps.hpp"
 #include "cudnn_install/toolkit.hpp"
 
 namespace cudnn_install {
@@ -26,6 +27,7 @@ struct TreeState {
   std::map<std::string, ExistingFile> targets;      // root-relative target path -> existing file
   std::map<std::string, ExistingFile> cudnn_files;  // every cudnn* file in the target directories
   std::vector<std::string> missing_dirs;            // target directories that do not exist yet
+  std::size_t files_read = 0;                       // read to compare (the others' CRC-32s came from stamps)
 };
 
 enum class Action {
@@ -87,8 +89,10 @@ std::string target_of(const Entry& entry, const Toolkit& toolkit);
 // The cuDNN major a file name belongs to ("cudnn64_8.dll" -> 8, "libcudnn_ops.so.9.1.0" -> 9).
 std::optional<int> cudnn_major_of(const std::string& file_name);
 
-// I/O: reads the current state of every target and cudnn* file in the target directories.
-Result<TreeState> scan_tree(const ArchiveInfo& archive, const Toolkit& toolkit);
+// I/O: reads the current state of every target and cudnn* file in the target directories. A file
+// the same size as the new one is compared by CRC-32: its stamp's (file_stamps.hpp), if `known`
+// has one, or else the file is read.
+Result<TreeState> scan_tree(const ArchiveInfo& archive, const Toolkit& toolkit, const KnownCrc& known = {});
 
 // Every cudnn* file in the toolkit's header and library directories (root-relative), with what it is.
 std::map<std::string, ExistingFile> cudnn_files_in(const Toolkit& toolkit);

@@ -1,0 +1,34 @@
+// The cache files of the state directory (archives.json, stamps.json) are replaced whole: a
+// temporary beside the file (named after this process) is written, fsynced and renamed over it,
+// so a reader sees the old file or the new one, never a part of either.
+#pragma once
+#include <filesystem>
+#include <memory>
+#include <string_view>
+
+#include "cudnn_install/error.hpp"
+#include "cudnn_install/filesystem.hpp"
+
+namespace cudnn_install {
+
+class StateFileWriter {
+ public:
+  // Creates the temporary now (a stale one left by a crash is replaced).
+  static Result<StateFileWriter> start(FileSystem& fs, const std::filesystem::path& path);
+  StateFileWriter(StateFileWriter&&) = default;
+  ~StateFileWriter();  // not committed: the temporary is removed
+
+  Result<void> commit(std::string_view text);  // write, fsync, rename over the file
+
+ private:
+  StateFileWriter(FileSystem& fs, std::filesystem::path path, std::filesystem::path temp,
+                  std::unique_ptr<OutputFile> out);
+  FileSystem* fs_;
+  std::filesystem::path path_, temp_;
+  std::unique_ptr<OutputFile> out_;
+};
+
+// start() + commit() in one step.
+Result<void> replace_state_file(FileSystem& fs, const std::filesystem::path& path, std::string_view text);
+
+}  // namespace cudnn_install

@@ -1,0 +1,94 @@
+// Stamps of installed files: trusted only while the file's identity is the stamped one and the
+// file had changed before the stamping began; lost or damaged, they are simply none.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "cudnn_install/file_stamps.hpp"
+#include "cudnn_install/txn.hpp"
+#include "support/sandbox.hpp"
+#include "support/txn_scenario.hpp"
+
+using namespace cudnn_install;
+using namespace cudnn_install::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::uint32_t kCrcOfHello = 0x3610a686;  // CRC-32 of "hello"
+
+struct StampedTree {
+  TempDir dir;
+  fs::path root = dir.path() / "cuda";
+  std::unique_ptr<FileSystem> fs = make_real_filesystem();
+  StampedTree() {
+    fs::create_directories(state_dir(root));
+    write_file(root / "include/cudnn.h", "hello");
+  }
+  std::optional<std::uint32_t> known(const std::string& target) {
+    FileStamps stamps = read_file_stamps(*fs, root);
+    return known_crc_from(*fs, stamps)(target, root / target);
+  }
+};
+
+}  // namespace
+
+TEST(FileStamps, AFileJustWrittenIsStampedAndItsCrcKnownWhileUnchanged) {
+  StampedTree t;
+  auto stamped = stamp_files(*t.fs, t.root, {"include/cudnn.h", "include/missing.h"});
+  ASSERT_TRUE(stamped) << stamped.error().message;
+  EXPECT_EQ(*stamped, 1u);  // the missing file is left out, the one written a moment ago is not
+  EXPECT_EQ(t.known("include/cudnn.h"), kCrcOfHello);
+  EXPECT_EQ(t.known("include/missing.h"), std::nullopt);
+  { std::ofstream(t.root / "include/cudnn.h", std::ios::app) << ""; }  // opened for writing only
+  EXPECT_EQ(t.known("include/cudnn.h"), kCrcOfHello);
+  EXPECT_TRUE(stray_temporaries(t.root).empty());
+}
+
+TEST(FileStamps, ASameSizeRewriteIsNotTrustedEvenWithItsModificationTimeSetBack) {
+  StampedTree t;
+  fs::path file = t.root / "include/cudnn.h";
+  auto mtime = fs::last_write_time(file);
+  ASSERT_TRUE(stamp_files(*t.fs, t.root, {"include/cudnn.h"}));
+  { std::ofstream(file, std::ios::binary | std::ios::in) << "j"; }
+  fs::last_write_time(file, mtime);
+  EXPECT_EQ(fs::file_size(file), 5u);
+  EXPECT_EQ(t.known("include/cudnn.h"), std::nullopt);
+}
+
+TEST(FileStamps, AFileReplacedByRenameIsNotTrusted) {
+  StampedTree t;
+  ASSERT_TRUE(stamp_files(*t.fs, t.root, {"include/cudnn.h"}));
+  write_file(t.root / "include/other", "hello");
+  fs::rename(t.root / "include/other", t.root / "include/cudnn.h");
+  EXPECT_EQ(t.known("include/cudnn.h"), std::nullopt);
+}
+
+// A file that changed in the tick the stamping began could change again unseen: never trusted.
+TEST(FileStamps, AStampNotOlderThanTheStampingIsNotTrusted) {
+  FileIdentity id{1, 2, 5, 100, 200};
+  FileStamps stamps;
+  stamps.files["include/cudnn.h"] = {id, kCrcOfHello};
+  stamps.taken_ns = 201;
+  EXPECT_EQ(stamps.crc_if_unchanged("include/cudnn.h", id), kCrcOfHello);
+  stamps.taken_ns = 200;
+  EXPECT_EQ(stamps.crc_if_unchanged("include/cudnn.h", id), std::nullopt);
+  stamps.taken_ns = 201;
+  FileIdentity changed = id;
+  changed.ctime_ns = 300;
+  EXPECT_EQ(stamps.crc_if_unchanged("include/cudnn.h", changed), std::nullopt);
+  EXPECT_EQ(stamps.crc_if_unchanged("include/cudnn_ops.h", id), std::nullopt);
+}
+
+TEST(FileStamps, AMissingOrDamagedStampsFileIsNone) {
+  StampedTree t;
+  EXPECT_TRUE(read_file_stamps(*t.fs, t.root).files.empty());
+  ASSERT_TRUE(stamp_files(*t.fs, t.root, {"include/cudnn.h"}));
+  std::string whole = read_file(state_dir(t.root) / "stamps.json");
+  for (std::size_t cut : {std::size_t{0}, whole.size() / 2, whole.size() - 3}) {
+    write_file(state_dir(t.root) / "stamps.json", whole.substr(0, cut));
+    EXPECT_TRUE(read_file_stamps(*t.fs, t.root).files.empty()) << cut;
+  }
+  write_file(state_dir(t.root) / "stamps.json", R"({"taken_ns": 5, "files": {"include/cudnn.h": [1, 2]}})");
+  EXPECT_TRUE(read_file_stamps(*t.fs, t.root).files.empty());
+}
