@@ -6,6 +6,10 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <map>
+#include <mutex>
+#include <set>
+#include <thread>
 
 #include "cudnn_install/archive.hpp"
 
@@ -104,6 +108,61 @@ TEST(ArchiveReader, ZipCrcDamageIsAnErrorWhenExtracting) {
   });
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().code, ErrorCode::BadArchive);
+}
+
+namespace {
+
+std::string file_bytes(const std::string& corpus_path) {
+  std::ifstream in(std::string(CORPUS_DIR) + "/" + corpus_path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), {});
+}
+
+// Every entry's bytes, and the threads each entry's sink ran on.
+struct Extracted {
+  std::map<std::string, std::string> content;
+  std::map<std::string, std::set<std::thread::id>> threads;
+  std::set<std::thread::id> all_threads;
+};
+
+Result<void> extract_with(ArchiveReader& reader, unsigned workers, Extracted& out) {
+  std::mutex mutex;
+  return reader.extract_parallel([&](const RawEntry& e) -> Result<std::optional<ChunkSink>> {
+    return ChunkSink([&, name = e.name](std::span<const char> chunk) -> Result<void> {
+      std::lock_guard lock(mutex);
+      out.content[name].append(chunk.data(), chunk.size());
+      out.threads[name].insert(std::this_thread::get_id());
+      out.all_threads.insert(std::this_thread::get_id());
+      return {};
+    });
+  }, workers);
+}
+
+}  // namespace
+
+TEST(ArchiveReader, ZipEntriesInflatedOnSeveralThreadsAreTheSameBytes) {
+  std::string bytes = file_bytes("good/cudnn-windows-x86_64-9.19.0.56_cuda13-archive.zip");
+  auto serial_reader = open_archive_memory(bytes, Container::Zip);
+  auto parallel_reader = open_archive_memory(bytes, Container::Zip);
+  ASSERT_TRUE(serial_reader && parallel_reader);
+  Extracted serial, parallel;
+  ASSERT_TRUE(extract_with(**serial_reader, 1, serial));
+  ASSERT_TRUE(extract_with(**parallel_reader, 3, parallel));
+  EXPECT_EQ(serial.all_threads.size(), 1u);
+  EXPECT_EQ(parallel.all_threads.size(), 3u);
+  EXPECT_EQ(parallel.content, serial.content);
+  EXPECT_EQ(parallel.content.size(), 19u);  // every file of the archive
+  for (const auto& [name, threads] : parallel.threads) EXPECT_EQ(threads.size(), 1u) << name;
+}
+
+TEST(ArchiveReader, ZipCrcDamageIsAnErrorWhenInflatingOnSeveralThreads) {
+  auto reader = open_archive_memory(file_bytes("hostile/crc-zip/cudnn-windows-x86_64-9.19.0.56_cuda13-archive.zip"),
+                                    Container::Zip);
+  ASSERT_TRUE(reader);
+  Extracted out;
+  auto r = extract_with(**reader, 2, out);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code, ErrorCode::BadArchive);
+  EXPECT_NE(r.error().message.find("corrupt"), std::string::npos) << r.error().message;
 }
 
 TEST(ArchiveVersionHeader, ParsesMacrosOfEachEra) {

@@ -19,6 +19,20 @@ namespace {
 const char* kArchive = "cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz";
 const char* kSmallArchive = "cudnn-linux-sbsa-9.19.0.56_cuda13-archive.tar.xz";
 
+// How an install gets its files, and into what tree.
+struct Scenario {
+  const char* label;
+  const char* archive;
+  Reading reading;
+  void (*make_tree)(const fs::path& root);
+};
+const Scenario kScenarios[] = {
+    {"tar.xz read again at staging", kArchive, Reading::Archive, make_tree_with_old_cudnn},
+    {"tar.xz spooled", kArchive, Reading::Spool, make_tree_with_old_cudnn},
+    {"zip inflated on two threads", "cudnn-windows-x86_64-9.19.0.56_cuda13-archive.zip", Reading::Archive,
+     make_windows_tree_with_old_cudnn},
+};
+
 struct Reference {
   Snapshot before, after;
   int total_ops = 0;
@@ -27,10 +41,10 @@ struct Reference {
 };
 
 // One successful install, counted, gives the before and after trees and the operation numbers.
-Reference reference_install(const char* archive, Reading reading) {
+Reference reference_install(const Scenario& scenario) {
   TempDir dir;
   fs::path root = dir.path() / "cuda";
-  make_tree_with_old_cudnn(root);
+  scenario.make_tree(root);
   Reference ref;
   ref.before = snapshot(root);
   auto real = make_real_filesystem();
@@ -40,116 +54,41 @@ Reference reference_install(const char* archive, Reading reading) {
     if (std::string(op) == "append_durable" && ++appends == 1) ref.apply_op = counting.operations();
     if (std::string(op) == "append_durable" && appends == 3) ref.commit_op = counting.operations();
   };
-  auto outcome = install_through(counting, root, corpus_archive(archive), reading);
+  auto outcome = install_through(counting, root, corpus_archive(scenario.archive), scenario.reading);
   if (!outcome) throw std::runtime_error(outcome.error().message);
   ref.total_ops = counting.operations();
   ref.after = snapshot(root);
   return ref;
 }
 
-const Reference& reference(Reading reading = Reading::Archive, const char* archive = kArchive) {
-  static std::map<std::pair<std::string, Reading>, Reference> refs;
-  auto key = std::pair(std::string(archive), reading);
-  if (!refs.count(key)) refs[key] = reference_install(archive, reading);
-  return refs[key];
+const Reference& reference(const Scenario& scenario = kScenarios[0]) {
+  static std::map<std::string, Reference> refs;
+  if (!refs.count(scenario.label)) refs[scenario.label] = reference_install(scenario);
+  return refs[scenario.label];
 }
 
 // A fresh toolkit holding the old cuDNN of the scenario, removed at the end of the scope.
 struct OldTree {
   TempDir dir;
   fs::path root = dir.path() / "cuda";
-  OldTree() { make_tree_with_old_cudnn(root); }
+  explicit OldTree(const Scenario& scenario) { scenario.make_tree(root); }
 };
-
-const char* name(Reading r) { return r == Reading::Spool ? "spooled" : "from the archive"; }
 
 }  // namespace
 
-TEST(Txn, InstallThenRollbackIsByteExact) {
-  TempDir dir;
-  fs::path root = dir.path() / "cuda";
-  make_tree_with_old_cudnn(root);
-  auto before = snapshot(root);
-  auto fs = make_real_filesystem();
-  auto p = prepare(root, corpus_archive(kArchive));
-  EXPECT_EQ(p.plan.count(Action::SkipIdentical), 2u);  // include/cudnn_adv.h, lib/libcudnn.so -> libcudnn.so.9
-  EXPECT_EQ(p.plan.count(Action::Remove), 2u);  // libcudnn_ops.so.9.1.0, libcudnn.so.9.1.0
-  auto outcome = apply_plan(*fs, root, p.archive, p.plan, {});
-  ASSERT_TRUE(outcome) << outcome.error().message;
-  auto after = snapshot(root);
-  EXPECT_EQ(after.at("lib/libcudnn.so.9").type, 'l');
-  EXPECT_EQ(after.at("lib/libcudnn.so.9").link_target, "libcudnn.so.9.19.0");
-  EXPECT_EQ(after.count("lib/libcudnn.so.9.1.0"), 0u);
-  EXPECT_EQ(after.at("lib/libcudnn_ops_infer.so.8").content, "cudnn 8 kept\n");
-  EXPECT_EQ(after.at("lib64").type, 'l') << "the lib64 -> lib symlink must stay a symlink";
-  EXPECT_TRUE(stray_temporaries(root).empty());
-  auto undone = rollback_last(*fs, root);
-  ASSERT_TRUE(undone) << undone.error().message;
-  EXPECT_EQ(diff(before, snapshot(root)), "");
-  EXPECT_TRUE(stray_temporaries(root).empty());
-  EXPECT_TRUE(fs::is_empty(state_dir(root) / "backup"));
-  auto again = rollback_last(*fs, root);
-  ASSERT_FALSE(again);
-  EXPECT_EQ(again.error().code, ErrorCode::NothingToUndo);
-  EXPECT_EQ(diff(before, snapshot(root)), "");
-}
-
-TEST(Txn, ReinstallOfTheSameArchiveWritesNothing) {
-  TempDir dir;
-  fs::path root = dir.path() / "cuda";
-  make_tree_with_old_cudnn(root);
-  auto fs = make_real_filesystem();
-  auto p = prepare(root, corpus_archive(kArchive));
-  ASSERT_TRUE(apply_plan(*fs, root, p.archive, p.plan, {}));
-  auto again = prepare(root, corpus_archive(kArchive));
-  for (const auto& s : again.plan.steps)
-    EXPECT_TRUE(s.action == Action::SkipIdentical || s.action == Action::KeepOther) << s.target << " " << to_string(s.action);
-  EXPECT_FALSE(again.plan.changes_anything());
-  EXPECT_EQ(again.plan.count(Action::SkipIdentical), again.plan.steps.size() - again.plan.count(Action::KeepOther));
-}
-
-TEST(Txn, ASpooledInstallGivesTheSameTreeAsOneThatReadsTheArchiveAgain) {
-  EXPECT_EQ(diff(reference(Reading::Archive).after, reference(Reading::Spool).after), "");
-}
-
-// Spooling happens before the entry checks: a hostile tar.xz may write numbered copies into the
-// spool, but nothing anywhere else, and it is refused before any plan is made.
-TEST(Txn, HostileTarsAreRefusedWithNothingWrittenOutsideTheSpool) {
-  int seen = 0;
-  for (const auto& dir : fs::directory_iterator(fs::path(CORPUS_DIR) / "hostile"))
-    for (const auto& file : fs::directory_iterator(dir.path())) {
-      if (!file.path().string().ends_with(".tar.xz")) continue;
-      SCOPED_TRACE(file.path().string());
-      ++seen;
-      TempDir tmp;
-      fs::path root = tmp.path() / "cuda";
-      make_tree_with_old_cudnn(root);
-      Snapshot before = snapshot(root, "");
-      auto real = make_real_filesystem();
-      fs::create_directories(state_dir(root));
-      auto spooled = inspect_and_spool(file.path(), NameCheck::Enforce, *real, spool_dir(root));
-      EXPECT_FALSE(spooled);
-      ASSERT_TRUE(remove_spool(*real, spool_dir(root)));
-      fs::remove(state_dir(root));
-      EXPECT_EQ(diff(before, snapshot(root, "")), "");
-    }
-  EXPECT_GE(seen, 10);
-}
-
-// Both ways of reading the archive; with the spool, faults while it fills come first.
 TEST(Txn, FaultAtEveryOperationRollsBackOnTheSpot) {
-  for (Reading reading : {Reading::Archive, Reading::Spool}) {
-    const Reference& ref = reference(reading);
+  for (const Scenario& scenario : kScenarios) {
+    const Reference& ref = reference(scenario);
     ASSERT_GT(ref.total_ops, 50);
     ASSERT_GT(ref.commit_op, ref.apply_op);
-    EXPECT_EQ(ref.apply_op > 20, reading == Reading::Spool);
+    EXPECT_EQ(ref.apply_op > 20, scenario.reading == Reading::Spool);
     for (int n = 1; n <= ref.total_ops; ++n) {
-      SCOPED_TRACE(std::string(name(reading)) + ", operation " + std::to_string(n));
-      OldTree tree;
+      SCOPED_TRACE(std::string(scenario.label) + ", operation " + std::to_string(n));
+      OldTree tree(scenario);
       const fs::path& root = tree.root;
       auto real = make_real_filesystem();
       FaultyFileSystem faulty(*real, n, FaultyFileSystem::Mode::FailOnce);
-      auto outcome = install_through(faulty, root, corpus_archive(kArchive), reading);
+      auto outcome = install_through(faulty, root, corpus_archive(scenario.archive), scenario.reading);
       if (n <= ref.commit_op) {
         ASSERT_FALSE(outcome);
         EXPECT_EQ(outcome.error().code, ErrorCode::Io);
@@ -173,15 +112,15 @@ TEST(Txn, FaultAtEveryOperationRollsBackOnTheSpot) {
 }
 
 TEST(Txn, CrashAtEveryOperationIsRecoveredByTheNextRun) {
-  for (Reading reading : {Reading::Archive, Reading::Spool}) {
-    const Reference& ref = reference(reading);
+  for (const Scenario& scenario : kScenarios) {
+    const Reference& ref = reference(scenario);
     for (int n = 1; n <= ref.total_ops; ++n) {
-      SCOPED_TRACE(std::string(name(reading)) + ", crash at operation " + std::to_string(n));
-      OldTree tree;
+      SCOPED_TRACE(std::string(scenario.label) + ", crash at operation " + std::to_string(n));
+      OldTree tree(scenario);
       const fs::path& root = tree.root;
       auto real = make_real_filesystem();
       FaultyFileSystem crashing(*real, n, FaultyFileSystem::Mode::Crash);
-      (void)install_through(crashing, root, corpus_archive(kArchive), reading);
+      (void)install_through(crashing, root, corpus_archive(scenario.archive), scenario.reading);
       auto recovered = recover(*real, root);
       ASSERT_TRUE(recovered) << recovered.error().message;
       const Snapshot& expected = n <= ref.commit_op ? ref.before : ref.after;
@@ -230,7 +169,8 @@ TEST(Txn, RollbackSurvivesAFaultOrCrashAtEveryOperation) {
 // A crash tears at most the record being written. For every byte offset of the journal, the
 // tree is taken as it was when that byte was being written; recovery must give before or after.
 TEST(Txn, JournalCutAtEveryByteOrWithACorruptLastRecord) {
-  const Reference& ref = reference(Reading::Archive, kSmallArchive);
+  const Scenario small{"small tar.xz", kSmallArchive, Reading::Archive, make_tree_with_old_cudnn};
+  const Reference& ref = reference(small);
   TempDir dir;
   fs::path root = dir.path() / "cuda";
   make_tree_with_old_cudnn(root);

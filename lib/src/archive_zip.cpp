@@ -4,6 +4,11 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
+#include <atomic>
+#include <mutex>
+#include <thread>
+
 #include "cudnn_install/archive_reader.hpp"
 #include "util.hpp"
 
@@ -47,9 +52,52 @@ class ZipReader final : public ArchiveReader {
     return listing;
   }
 
-  Result<void> extract(const ExtractVisitor& visit) override {
+  Result<void> extract(const ExtractVisitor& visit) override { return extract_parallel(visit, 1); }
+
+  // Every entry is offered to the visitor first, in archive order; the ones it takes are then
+  // inflated by `workers` threads, each with its own handle on the archive (a zip_t must not be
+  // shared between threads), the largest entries first.
+  Result<void> extract_parallel(const ExtractVisitor& visit, unsigned workers) override {
+    auto jobs = offer_entries(visit);
+    if (!jobs) return std::unexpected(jobs.error());
+    std::vector<std::vector<const Job*>> shares = share_out(*jobs, std::max(1u, workers));
+    FirstError first;
+    std::vector<std::thread> threads;
+    for (std::size_t t = 1; t < shares.size(); ++t) threads.emplace_back([&, t] { inflate(shares[t], first); });
+    inflate(shares[0], first);
+    for (auto& thread : threads) thread.join();
+    return first.result();
+  }
+
+ private:
+  struct Job {
+    zip_uint64_t index = 0;
+    RawEntry entry;
+    ChunkSink sink;
+    std::uint64_t compressed = 0;
+  };
+
+  // The first error of any worker; the others stop at their next chunk.
+  class FirstError {
+   public:
+    void record(const Error& e) {
+      std::lock_guard lock(mutex_);
+      if (!error_) error_ = e;
+      stop_ = true;
+    }
+    bool stopped() const { return stop_; }
+    Result<void> result() const { return error_ ? Result<void>(std::unexpected(*error_)) : Result<void>(); }
+
+   private:
+    std::mutex mutex_;
+    std::optional<Error> error_;
+    std::atomic<bool> stop_ = false;
+  };
+
+  Result<std::vector<Job>> offer_entries(const ExtractVisitor& visit) {
     auto zip = open();
     if (!zip) return std::unexpected(zip.error());
+    std::vector<Job> jobs;
     zip_int64_t count = zip_get_num_entries(zip->get(), 0);
     for (zip_int64_t i = 0; i < count; ++i) {
       auto index = static_cast<zip_uint64_t>(i);
@@ -62,13 +110,47 @@ class ZipReader final : public ArchiveReader {
       }
       auto sink = visit(*entry);
       if (!sink) return std::unexpected(sink.error());
-      if (!*sink) continue;
-      if (auto r = stream(zip->get(), index, *entry, **sink); !r) return r;
+      if (*sink) jobs.push_back({index, std::move(*entry), std::move(**sink), compressed_size(zip->get(), index)});
     }
-    return {};
+    return jobs;
   }
 
- private:
+  static std::uint64_t compressed_size(zip_t* zip, zip_uint64_t index) {
+    zip_stat_t st;
+    zip_stat_init(&st);
+    return zip_stat_index(zip, index, 0, &st) == 0 && (st.valid & ZIP_STAT_COMP_SIZE) ? st.comp_size : 0;
+  }
+
+  // Largest first, each to the worker with the least so far: the workers finish close together.
+  static std::vector<std::vector<const Job*>> share_out(const std::vector<Job>& jobs, unsigned workers) {
+    std::vector<const Job*> order;
+    for (const auto& j : jobs) order.push_back(&j);
+    std::stable_sort(order.begin(), order.end(), [](const Job* a, const Job* b) { return a->compressed > b->compressed; });
+    std::size_t n = std::min<std::size_t>(workers, std::max<std::size_t>(order.size(), 1));
+    std::vector<std::vector<const Job*>> shares(n);
+    std::vector<std::uint64_t> load(n, 0);
+    for (const Job* j : order) {
+      std::size_t least = static_cast<std::size_t>(std::min_element(load.begin(), load.end()) - load.begin());
+      shares[least].push_back(j);
+      load[least] += j->compressed + 1;
+    }
+    return shares;
+  }
+
+  void inflate(const std::vector<const Job*>& share, FirstError& first) {
+    if (share.empty()) return;
+    auto zip = open();
+    if (!zip) return first.record(zip.error());
+    for (const Job* job : share) {
+      auto until_stopped = [&](std::span<const char> chunk) -> Result<void> {
+        if (first.stopped()) return fail(ErrorCode::Io, "stopped: another entry failed");
+        return job->sink(chunk);
+      };
+      if (first.stopped()) return;
+      if (auto r = stream(zip->get(), job->index, job->entry, until_stopped); !r) return first.record(r.error());
+    }
+  }
+
   std::string where() const { return path_.empty() ? std::string("<memory>") : path_.string(); }
 
   Result<ZipPtr> open() {

@@ -3,9 +3,13 @@
 #include <spdlog/spdlog.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <chrono>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <set>
+#include <thread>
 
 #include "cudnn_install/txn.hpp"
 #include "txn_paths.hpp"
@@ -102,7 +106,7 @@ class Stager {
     if (staged_ == by_entry_.size()) return {};  // nothing (more) to read from the archive
     auto reader = open_archive(archive.path, archive.container);
     if (!reader) return std::unexpected(reader.error());
-    auto r = (*reader)->extract([&](const RawEntry& e) { return visit(e); });
+    auto r = (*reader)->extract_parallel([&](const RawEntry& e) { return visit(e); }, threads());
     if (!r) return r;
     if (staged_ != by_entry_.size())
       return fail(ErrorCode::BadArchive, "the archive changed while it was being installed; run again");
@@ -126,50 +130,64 @@ class Stager {
         continue;
       }
       taken_.insert(e.raw.name);
-      progress_.current = it->second->step.target;
-      finished_one(e.raw.size);
+      finished_one(*it->second, e.raw.size);
     }
     return {};
   }
+
+  unsigned threads() const {
+    if (options_.extract_threads > 0) return options_.extract_threads;
+    return std::clamp(std::thread::hardware_concurrency(), 1u, kMaxExtractThreads);
+  }
+
+  // One new file being written: its sink may run on a worker thread of the reader.
+  struct EntryWriter {
+    std::unique_ptr<OutputFile> out;
+    uLong crc = crc32(0, nullptr, 0);
+  };
 
   Result<std::optional<ChunkSink>> visit(const RawEntry& e) {
     auto it = by_entry_.find(e.name);
     if (it == by_entry_.end() || taken_.contains(e.name)) return std::optional<ChunkSink>();
     const Work& w = *it->second;
-    progress_.current = w.step.target;
     if (e.type == EntryType::Symlink) {
       if (auto r = fs_.make_symlink(e.link_target, root_ / w.step.temp); !r) return std::unexpected(r.error());
-      finished_one(0);
+      finished_one(w, 0);
       return std::optional<ChunkSink>();
     }
     std::uint32_t mode = e.mode ? e.mode : 0644;
     auto file = fs_.create_new(root_ / w.step.temp, mode);
     if (!file) return std::unexpected(file.error());
-    out_ = std::move(*file);
-    crc_ = crc32(0, nullptr, 0);
-    return std::optional<ChunkSink>([this, &w, expected = e.crc32](std::span<const char> chunk) -> Result<void> {
+    auto writer = std::make_shared<EntryWriter>(std::move(*file));
+    return std::optional<ChunkSink>([this, &w, writer, expected = e.crc32](std::span<const char> chunk) -> Result<void> {
       if (!chunk.empty()) {
-        crc_ = crc32(crc_, reinterpret_cast<const Bytef*>(chunk.data()), static_cast<uInt>(chunk.size()));
-        report(chunk.size());
-        return out_->write(chunk);
+        writer->crc = crc32(writer->crc, reinterpret_cast<const Bytef*>(chunk.data()), static_cast<uInt>(chunk.size()));
+        report(w, chunk.size());
+        return writer->out->write(chunk);
       }
-      if (expected && *expected != static_cast<std::uint32_t>(crc_))
+      if (expected && *expected != static_cast<std::uint32_t>(writer->crc))
         return fail(ErrorCode::BadArchive, "entry '" + w.planned->entry + "' changed since it was checked", w.step.target);
-      auto closed = out_->sync_and_close();
-      out_.reset();
-      if (closed) finished_one(0);
+      auto closed = writer->out->sync_and_close();
+      writer->out.reset();
+      if (closed) finished_one(w, 0);
       return closed;
     });
   }
 
-  void report(std::uint64_t bytes) {
+  // Progress is shared by the reader's worker threads.
+  void report(const Work& w, std::uint64_t bytes) {
+    std::lock_guard lock(progress_mutex_);
+    progress_.current = w.step.target;
     progress_.bytes_done += bytes;
     if (options_.progress) options_.progress(progress_);
   }
-  void finished_one(std::uint64_t bytes) {
-    ++staged_;
-    ++progress_.files_done;
-    report(bytes);
+  void finished_one(const Work& w, std::uint64_t bytes) {
+    {
+      std::lock_guard lock(progress_mutex_);
+      ++staged_;
+      ++progress_.files_done;
+    }
+    report(w, bytes);
   }
 
   FileSystem& fs_;
@@ -178,8 +196,7 @@ class Stager {
   std::map<std::string, Work*> by_entry_;
   std::vector<const Work*> generated_;  // files the tool writes itself
   std::set<std::string> taken_;          // entries staged from the spool
-  std::unique_ptr<OutputFile> out_;
-  uLong crc_ = 0;
+  std::mutex progress_mutex_;
   std::size_t staged_ = 0;
   Progress progress_;
 };

@@ -27,6 +27,7 @@ class FaultyOutputFile final : public OutputFile {
 }  // namespace
 
 Result<void> FaultyFileSystem::tick(const char* op, const fs::path& path) {
+  std::lock_guard lock(mutex_);
   ++ops_;
   if (before_op) before_op(op, path);
   bool must_fail = fail_at_ > 0 && (mode_ == Mode::Crash ? ops_ >= fail_at_ : ops_ == fail_at_);

@@ -3,6 +3,7 @@
 // so nothing after the Nth happens, not even the automatic rollback).
 #pragma once
 #include <functional>
+#include <mutex>
 
 #include "cudnn_install/filesystem.hpp"
 
@@ -32,13 +33,15 @@ class FaultyFileSystem final : public FileSystem {
   Result<void> check_not_in_use(const std::filesystem::path& path) override { return real_.check_not_in_use(path); }
   std::optional<FileIdentity> identity(const std::filesystem::path& path) override { return real_.identity(path); }
 
-  // Counts one operation; an error when this one must fail. Public for the file wrapper.
+  // Counts one operation; an error when this one must fail. Public for the file wrapper. Thread-safe:
+  // a zip's entries are written by several threads at once.
   Result<void> tick(const char* op, const std::filesystem::path& path);
 
  private:
   FileSystem& real_;
   int fail_at_;
   Mode mode_;
+  std::mutex mutex_;
   int ops_ = 0;
   bool fired_ = false;
 };

@@ -27,6 +27,15 @@ void make_tree_with_old_cudnn(const fs::path& root) {
   write_file(root / "lib/libcublas.so.13", "not ours\n");
 }
 
+void make_windows_tree_with_old_cudnn(const fs::path& root) {
+  make_windows_toolkit(root, "13.0.0", true);
+  write_file(root / "include/cudnn_version.h", "#define CUDNN_MAJOR 9\n#define CUDNN_MINOR 1\n#define CUDNN_PATCHLEVEL 0\n");
+  write_file(root / "include/cudnn.h", "old cudnn.h\n");
+  write_file(root / "bin/x64/cudnn64_9.dll", "MZ old cudnn 9.1\n");
+  write_file(root / "bin/x64/cudnn_ops64_9.dll", "MZ old ops 9.1\n");
+  write_file(root / "lib/x64/cudnn.lib", "old import library\n");
+}
+
 namespace {
 
 // Detects, scans and plans against the tree as it is now.
@@ -41,6 +50,13 @@ Prepared plan_against(const fs::path& root, ArchiveInfo archive) {
   return {std::move(archive), *toolkit, *plan};
 }
 
+// A zip's entries are inflated on two threads, whatever this machine's core count.
+ApplyOptions two_threads() {
+  ApplyOptions options;
+  options.extract_threads = 2;
+  return options;
+}
+
 }  // namespace
 
 Prepared prepare(const fs::path& root, const fs::path& archive_path) {
@@ -53,13 +69,13 @@ Result<TxnOutcome> install_through(FileSystem& fs, const fs::path& root, const f
                                    Reading reading) {
   if (reading == Reading::Archive) {
     auto p = prepare(root, archive_path);
-    return apply_plan(fs, root, p.archive, p.plan, {});
+    return apply_plan(fs, root, p.archive, p.plan, two_threads());
   }
   fs::create_directories(state_dir(root));  // the CLI's lock file made it
   auto archive = inspect_and_spool(archive_path, NameCheck::Enforce, fs, spool_dir(root));
   if (!archive) return std::unexpected(archive.error());
   auto p = plan_against(root, std::move(*archive));
-  auto outcome = apply_plan(fs, root, p.archive, p.plan, {});
+  auto outcome = apply_plan(fs, root, p.archive, p.plan, two_threads());
   (void)remove_spool(fs, spool_dir(root));
   return outcome;
 }

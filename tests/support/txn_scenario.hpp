@@ -14,6 +14,8 @@ namespace cudnn_install::test {
 std::filesystem::path corpus_archive(const std::string& file_name);
 // Writes the tree described above under root.
 void make_tree_with_old_cudnn(const std::filesystem::path& root);
+// The same for Windows: a CUDA 13.0 tree with DLLs in bin\x64 and an older cuDNN 9.1 in it.
+void make_windows_tree_with_old_cudnn(const std::filesystem::path& root);
 // Inspects, detects, scans and plans against the tree as it is now.
 struct Prepared {
   ArchiveInfo archive;
@@ -25,7 +27,7 @@ Prepared prepare(const std::filesystem::path& root, const std::filesystem::path&
 // the spool that inspecting a tar.xz for a real install fills (inspect_and_spool).
 enum class Reading { Archive, Spool };
 // What the CLI does under its lock, every write through `fs`: inspect (spooling when asked), plan,
-// apply, remove what is left of the spool.
+// apply (a zip's entries inflated on two threads), remove what is left of the spool.
 Result<TxnOutcome> install_through(FileSystem& fs, const std::filesystem::path& root,
                                    const std::filesystem::path& archive, Reading reading);
 // Names of temporary files (".cudnn-install-*.tmp") left anywhere under root.

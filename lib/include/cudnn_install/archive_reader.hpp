@@ -46,6 +46,13 @@ class ArchiveReader {
   virtual ~ArchiveReader() = default;
   virtual Result<Listing> list(const CapturePredicate& capture, const ReadProgress& progress) = 0;
   virtual Result<void> extract(const ExtractVisitor& visit) = 0;
+  // The same, but the sinks of different entries may run on up to `workers` threads at once (each
+  // sink on one thread; the visitor itself is called on this thread, in archive order). A zip
+  // inflates its entries in parallel; a tar is one compressed stream and is read in order.
+  virtual Result<void> extract_parallel(const ExtractVisitor& visit, unsigned workers) {
+    (void)workers;
+    return extract(visit);
+  }
   // How far into the archive file the reading is, in bytes of the file (compressed): for progress
   // while a compressed tar is decoded. 0 when unknown.
   virtual std::uint64_t file_bytes_read() const { return 0; }

@@ -42,7 +42,10 @@ struct ApplyOptions {
   ProgressFn progress;  // may be empty
   EnvStore* env = nullptr;  // where plan.env_edit is made (the registry); needed only when there is one
   InUse in_use = InUse::Refuse;
+  unsigned extract_threads = 0;  // zip entries inflated at once; 0: one per core, at most kMaxExtractThreads
 };
+
+inline constexpr unsigned kMaxExtractThreads = 4;
 
 struct TxnOutcome {
   std::string id;
