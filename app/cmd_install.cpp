@@ -39,13 +39,14 @@ Result<Planned> plan_for(const ArchiveInfo& archive, const Toolkit& toolkit, con
 
 // Stamps the files the plan put in place (or found identical), so that installing the same
 // archive again compares them without reading them. A cache: failing costs only that.
-void stamp_installed(FileSystem& fs, const Toolkit& toolkit, const Plan& plan) {
+void stamp_installed(FileSystem& fs, const Toolkit& toolkit, const Plan& plan,
+                     const std::map<std::string, FileStamp>& written = {}) {
   std::vector<std::string> files;
   for (const auto& s : plan.steps)
     if (s.type == EntryType::File && (s.action == Action::Create || s.action == Action::Overwrite ||
                                       s.action == Action::SkipIdentical))
       files.push_back(s.target);
-  auto stamped = stamp_files(fs, toolkit.root, files);
+  auto stamped = stamp_files(fs, toolkit.root, files, written);
   if (!stamped) spdlog::warn("could not stamp the installed files ({}); nothing else is affected", stamped.error().message);
   else spdlog::debug("{} of {} installed files stamped", *stamped, files.size());
 }
@@ -126,6 +127,7 @@ int apply(const ArchiveInfo& archive, const Toolkit& toolkit, const Plan& plan, 
     std::cout << "--replace-in-use: programs that had old cuDNN DLLs loaded keep them until they restart (or until a "
                  "reboot); the old files are deleted once no program uses them.\n";
   spdlog::info("committed transaction {}", outcome->id);
+  stamp_installed(*session.fs, toolkit, plan, outcome->written);
   if (o.no_verify) return 0;
   if (o.format == Format::Text && o.verbosity != Verbosity::Quiet) std::cout << "\n";
   return run_verify(toolkit, plan.cudnn_version, o);
@@ -180,7 +182,6 @@ int cmd_install(const Options& o) {
   int rc = apply(archive, *toolkit, plan, inspected->integrity.sha256, *session, o);
   bool installed = rc == 0 || rc == static_cast<int>(ExitCode::VerifyFailed);
   if (installed) remember(*session->fs, *toolkit, *inspected);
-  if (installed) stamp_installed(*session->fs, *toolkit, plan);
   if (installed) report_still_running_old(replaced, o);
   if (installed) after_env_change(env_changed_by(plan), o);
   return rc;

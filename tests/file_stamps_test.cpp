@@ -2,7 +2,9 @@
 // file had changed before the stamping began; lost or damaged, they are simply none.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <fstream>
+#include <thread>
 
 #include "cudnn_install/file_stamps.hpp"
 #include "cudnn_install/txn.hpp"
@@ -91,4 +93,40 @@ TEST(FileStamps, AMissingOrDamagedStampsFileIsNone) {
   }
   write_file(state_dir(t.root) / "stamps.json", R"({"taken_ns": 5, "files": {"include/cudnn.h": [1, 2]}})");
   EXPECT_TRUE(read_file_stamps(*t.fs, t.root).files.empty());
+}
+
+// A file the transaction wrote under its temporary name and renamed into place is stamped with
+// the CRC-32 it wrote, without being read: the stamp below holds a CRC the file does not have,
+// which only the shortcut can produce. A file replaced since (another inode) is read.
+TEST(FileStamps, AFileWrittenThenRenamedIntoPlaceIsStampedWithoutReadingIt) {
+  StampedTree t;
+  fs::path temp = t.root / "include/.cudnn-install-1-0.tmp", target = t.root / "include/cudnn_ops.h";
+  write_file(temp, "world");
+  auto written = t.fs->identity(temp);
+  ASSERT_TRUE(written);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));  // the rename comes in a later tick
+  fs::rename(temp, target);
+  constexpr std::uint32_t kNotItsCrc = 0x12345678;
+  std::map<std::string, FileStamp> wrote{{"include/cudnn_ops.h", {*written, kNotItsCrc}},
+                                         {"include/cudnn.h", {*written, kNotItsCrc}}};  // another file
+  ASSERT_TRUE(stamp_files(*t.fs, t.root, {"include/cudnn_ops.h", "include/cudnn.h"}, wrote));
+  EXPECT_EQ(t.known("include/cudnn_ops.h"), kNotItsCrc);
+  EXPECT_EQ(t.known("include/cudnn.h"), kCrcOfHello);
+}
+
+TEST(FileStamps, WhatWasWrittenStandsOnlyForTheSameFileChangedInALaterTick) {
+  FileIdentity written{1, 2, 5, 100, 100};
+  FileIdentity renamed = written;
+  renamed.ctime_ns = 150;
+  EXPECT_TRUE(unchanged_since_written(written, renamed));
+  EXPECT_FALSE(unchanged_since_written(written, written));  // renamed in the tick it was written
+  FileIdentity rewritten = renamed;
+  rewritten.mtime_ns = 150;
+  EXPECT_FALSE(unchanged_since_written(written, rewritten));
+  FileIdentity other_inode = renamed;
+  other_inode.inode = 3;
+  EXPECT_FALSE(unchanged_since_written(written, other_inode));
+  FileIdentity other_size = renamed;
+  other_size.size = 6;
+  EXPECT_FALSE(unchanged_since_written(written, other_size));
 }

@@ -29,11 +29,14 @@ FileStamp stamp_from(const json& j) {
           j.at(5).get<std::uint32_t>()};
 }
 
-// Reads one file for its stamp: identity first, so that a write during the reading shows as a
-// changed identity next time; nothing when it changed in the tick the stamping began.
-std::optional<FileStamp> stamp_one(FileSystem& fs, const fs::path& path, std::int64_t taken_ns) {
+// One file's stamp: nothing when it changed in the tick the stamping began. Its CRC-32 is the one
+// written when the file is unchanged since; otherwise the file is read, after its identity was
+// taken, so that a write during the reading shows as a changed identity next time.
+std::optional<FileStamp> stamp_one(FileSystem& fs, const fs::path& path, std::int64_t taken_ns,
+                                   const FileStamp* written) {
   auto identity = fs.identity(path);
   if (!identity || identity->ctime_ns >= taken_ns) return std::nullopt;
+  if (written && unchanged_since_written(written->identity, *identity)) return FileStamp{*identity, written->crc32};
   auto crc = util::file_crc32(path);
   if (!crc) return std::nullopt;
   return FileStamp{*identity, *crc};
@@ -54,6 +57,11 @@ Result<std::pair<StateFileWriter, std::int64_t>> start_after(FileSystem& fs, con
     if (clock->mtime_ns > newest_ns || tries == kTries) return std::pair{std::move(*writer), clock->mtime_ns};
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
+}
+
+const FileStamp* find_in(const std::map<std::string, FileStamp>& written, const std::string& target) {
+  auto it = written.find(target);
+  return it == written.end() ? nullptr : &it->second;
 }
 
 }  // namespace
@@ -78,7 +86,13 @@ FileStamps read_file_stamps(FileSystem& fs, const fs::path& root) {
   return stamps;
 }
 
-Result<std::size_t> stamp_files(FileSystem& fs, const fs::path& root, const std::vector<std::string>& targets) {
+bool unchanged_since_written(const FileIdentity& written, const FileIdentity& now) {
+  return written.device == now.device && written.inode == now.inode && written.size == now.size &&
+         written.mtime_ns == now.mtime_ns && written.mtime_ns < now.ctime_ns;
+}
+
+Result<std::size_t> stamp_files(FileSystem& fs, const fs::path& root, const std::vector<std::string>& targets,
+                                const std::map<std::string, FileStamp>& written) {
   std::int64_t newest = 0;
   for (const auto& target : targets)
     if (auto id = fs.identity(root / target)) newest = std::max(newest, id->ctime_ns);
@@ -87,7 +101,8 @@ Result<std::size_t> stamp_files(FileSystem& fs, const fs::path& root, const std:
   auto& [writer, clock_ns] = *started;
   json files = json::object();
   for (const auto& target : targets)
-    if (auto stamp = stamp_one(fs, root / target, clock_ns)) files[target] = to_json(*stamp);
+    if (auto stamp = stamp_one(fs, root / target, clock_ns, find_in(written, target)))
+      files[target] = to_json(*stamp);
   std::size_t stamped = files.size();
   if (auto r = writer.commit(json{{"taken_ns", clock_ns}, {"files", files}}.dump() + "\n"); !r)
     return std::unexpected(r.error());

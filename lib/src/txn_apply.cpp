@@ -95,12 +95,16 @@ class Stager {
       }
   }
 
+  const std::map<std::string, FileStamp>& written() const { return written_; }
+
   Result<void> run(const ArchiveInfo& archive) {
     for (const Work* w : generated_) {
       auto file = fs_.create_new(root_ / w->step.temp, w->planned->mode);
       if (!file) return std::unexpected(file.error());
       if (auto r = (*file)->write(w->planned->content); !r) return r;
       if (auto r = (*file)->sync_and_close(); !r) return r;
+      const std::string& c = w->planned->content;
+      wrote(*w, static_cast<std::uint32_t>(crc32(0, reinterpret_cast<const Bytef*>(c.data()), static_cast<uInt>(c.size()))));
     }
     if (auto r = take_spooled(archive); !r) return r;
     if (staged_ == by_entry_.size()) return {};  // nothing (more) to read from the archive
@@ -126,6 +130,7 @@ class Stager {
         if (auto r = fs_.make_symlink(e.raw.link_target, root_ / it->second->step.temp); !r) return r;
       } else if (spooled != archive.spooled.end()) {
         if (auto r = fs_.rename(spooled->second, root_ / it->second->step.temp); !r) return r;
+        if (e.raw.crc32) wrote(*it->second, *e.raw.crc32);  // taken from the very bytes spooled
       } else {
         continue;
       }
@@ -169,9 +174,19 @@ class Stager {
         return fail(ErrorCode::BadArchive, "entry '" + w.planned->entry + "' changed since it was checked", w.step.target);
       auto closed = writer->out->sync_and_close();
       writer->out.reset();
-      if (closed) finished_one(w, 0);
+      if (!closed) return closed;
+      wrote(w, static_cast<std::uint32_t>(writer->crc));
+      finished_one(w, 0);
       return closed;
     });
+  }
+
+  // Remembers what a staged file holds, with its identity now that it is written and closed.
+  void wrote(const Work& w, std::uint32_t crc) {
+    auto identity = fs_.identity(root_ / w.step.temp);
+    if (!identity) return;
+    std::lock_guard lock(progress_mutex_);
+    written_[w.step.target] = FileStamp{*identity, crc};
   }
 
   // Progress is shared by the reader's worker threads.
@@ -196,7 +211,8 @@ class Stager {
   std::map<std::string, Work*> by_entry_;
   std::vector<const Work*> generated_;  // files the tool writes itself
   std::set<std::string> taken_;          // entries staged from the spool
-  std::mutex progress_mutex_;
+  std::mutex progress_mutex_;  // for progress_, staged_ and written_
+  std::map<std::string, FileStamp> written_;
   std::size_t staged_ = 0;
   Progress progress_;
 };
@@ -234,11 +250,13 @@ Result<void> swap_into_place(FileSystem& fs, const fs::path& root, const std::ve
 
 // Everything between the durable "begin" record and the durable "commit" record.
 Result<void> run_phases(FileSystem& fs, const fs::path& root, const ArchiveInfo& archive, std::vector<Work>& work,
-                        const BeginRecord& begin, const ApplyOptions& options) {
+                        const BeginRecord& begin, const ApplyOptions& options, TxnOutcome& outcome) {
   fs::path backups = root / txn_paths::backup_dir(begin.id);
   if (auto r = fs.make_dir(backups); !r) return r;
   if (auto r = make_dirs(fs, root, begin.dirs_created); !r) return r;
-  if (auto r = Stager(fs, root, work, options).run(archive); !r) return r;
+  Stager stager(fs, root, work, options);
+  if (auto r = stager.run(archive); !r) return r;
+  outcome.written = stager.written();
   auto dirs = parent_dirs(root, work);
   if (auto r = sync_all(fs, dirs); !r) return r;
   if (auto r = fs.append_durable(txn_paths::journal(root), marker_record("staged")); !r) return r;
@@ -283,7 +301,7 @@ Result<TxnOutcome> apply_plan(FileSystem& fs, const fs::path& root, const Archiv
     (void)fs.remove(txn_paths::journal(root));
     return fail(ErrorCode::Io, r.error().message + "\nThe install did not start: nothing was changed.", r.error().subject);
   }
-  if (auto r = run_phases(fs, root, archive, work, begin, options); !r) {
+  if (auto r = run_phases(fs, root, archive, work, begin, options, outcome); !r) {
     auto restored = finish_undo(fs, root, begin, options.env);
     if (restored) restored = fs.remove(txn_paths::journal(root));
     return restored_after(r.error(), restored);

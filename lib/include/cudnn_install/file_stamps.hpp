@@ -37,11 +37,21 @@ struct FileStamps {
 // The toolkit's stamps; none when the file is missing or damaged.
 FileStamps read_file_stamps(FileSystem& fs, const std::filesystem::path& root);
 
-// Stamps these root-relative files (reading each once) and replaces stamps.json. Files that
-// changed in the same clock tick as the stamping are left out: they will be read next time.
-// Returns how many were stamped.
+// Stamps these root-relative files and replaces stamps.json. A file the transaction just wrote
+// (`written`: its identity when written under its temporary name, and its CRC-32) is not read
+// again while it is provably the same file with the same bytes (see unchanged_since_written);
+// the others are read once. Files that changed in the same clock tick as the stamping are left
+// out: they will be read next time. Returns how many were stamped.
 Result<std::size_t> stamp_files(FileSystem& fs, const std::filesystem::path& root,
-                                const std::vector<std::string>& targets);
+                                const std::vector<std::string>& targets,
+                                const std::map<std::string, FileStamp>& written = {});
+
+// A file written under a temporary name (which no other program uses) and then renamed into
+// place still holds what was written when it is the same inode with the same size and
+// modification time, and its last change (the rename) came in a later clock tick than the
+// writing: a write after the rename but in the writing's own tick would leave the modification
+// time as it was, and is caught by that second condition.
+bool unchanged_since_written(const FileIdentity& written, const FileIdentity& now);
 
 // For scan_tree: the CRC-32 of a target from its stamp, or nullopt (then the file is read).
 using KnownCrc = std::function<std::optional<std::uint32_t>(const std::string& target,

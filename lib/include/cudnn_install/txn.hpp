@@ -17,6 +17,7 @@
 #include "cudnn_install/env.hpp"
 #include "cudnn_install/filesystem.hpp"
 #include "cudnn_install/journal.hpp"
+#include "cudnn_install/file_stamps.hpp"
 #include "cudnn_install/plan.hpp"
 
 namespace cudnn_install {
@@ -51,6 +52,9 @@ struct TxnOutcome {
   std::string id;
   std::size_t files_written = 0, files_removed = 0, files_unchanged = 0;
   std::uint64_t bytes_written = 0;
+  // Each file put in place (root-relative target): its identity when it was written under its
+  // temporary name, and the CRC-32 of what was written. stamp_files uses it instead of reading.
+  std::map<std::string, FileStamp> written;
 };
 
 // Applies the plan as one transaction. On failure the tree is restored before returning; the
