@@ -20,7 +20,8 @@ tree() {  # a fresh CUDA 13.0 tree of the given layout
   if [ "$1" = windows ]; then mkdir -p "$work/cuda/bin/x64"; echo MZ > "$work/cuda/bin/x64/cudart64_13.dll"; else ln -s lib "$work/cuda/lib64"; fi
   rm -rf "$work/unpack"; mkdir -p "$work/unpack"; sync
 }
-seconds() { local s e; s=$(date +%s.%N); "$@" >/dev/null 2>&1; e=$(date +%s.%N); echo "$e - $s" | bc; }
+# $EPOCHREALTIME (bash 5) reads the clock without starting a process, which $(date) would add to each figure.
+seconds() { local s e; s=$EPOCHREALTIME; "$@" >/dev/null 2>&1; e=$EPOCHREALTIME; echo "$e - $s" | bc; }
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 peak_kib() { /usr/bin/time -f %M "$@" 2>&1 >/dev/null | tail -1; }
 tool() { "$bin" --yes -q --no-verify --loader-config=none --manifest "$(dirname "$archive")/redistrib_local.json" --cuda-root "$work/cuda" "$@"; }
@@ -44,7 +45,7 @@ measure() {  # layout archive baseline-function
   local B F R RB D
   B=$(printf '%s\n' "${b[@]}" | median); F=$(printf '%s\n' "${f[@]}" | median); R=$(printf '%s\n' "${r[@]}" | median)
   RB=$(printf '%s\n' "${rb[@]}" | median); D=$(printf '%s\n' "${d[@]}" | median)
-  printf "| %-40s | %6s | %7.2f s | %7.2f s (%.2fx) | %6.2f s (%.2fx of install) | %6.2f s (%.2fx of install) | %6.2f s | %4d MiB |\n" \
+  printf "| %-40s | %6s | %7.3f s | %7.3f s (%.2fx) | %6.3f s (%.2fx of install) | %6.3f s (%.2fx of install) | %6.3f s | %4d MiB |\n" \
     "$(basename "$archive")" "$mb" "$B" "$F" "$(echo "$F / $B" | bc -l)" "$R" "$(echo "$R / $F" | bc -l)" \
     "$RB" "$(echo "$RB / $F" | bc -l)" "$D" "$((mem / 1024))"
 }
@@ -83,3 +84,9 @@ d=()
 for _ in $(seq "$runs"); do tree windows; d+=("$(seconds tool --dry-run "$archive")"); done
 printf "\ndry run of a %d MB zip (fresh tree): %.2f s (median of %d)\n" "$(( $(stat -c %s "$archive") / 1000000 ))" \
   "$(printf '%s\n' "${d[@]}" | median)" "$runs"
+
+# The floor under every figure: starting the process (loading its shared libraries) and nothing else.
+v=()
+for _ in $(seq $((runs * 5))); do v+=("$(seconds "$bin" --version)"); done
+printf "process start alone (cudnn-install --version): %.1f ms (median of %d)\n" \
+  "$(echo "$(printf '%s\n' "${v[@]}" | median) * 1000" | bc -l)" "$((runs * 5))"

@@ -207,7 +207,8 @@ TEST(WinLocks, ALoadedDllIsInUseAndHoldersAreUnknownUnderWine) {
 }
 
 // The whole CLI into a fake toolkit of each era: the user PATH gets exactly one entry and keeps
-// its type and every other byte; --rollback gives back the tree and the PATH value exactly.
+// its type and every other byte; the same archive again changes nothing; --rollback gives back
+// the tree and the PATH value exactly.
 TEST(WinEndToEnd, InstallChangesPathOnceAndRollbackRestoresAll) {
   struct Case {
     const char* archive;
@@ -235,6 +236,12 @@ TEST(WinEndToEnd, InstallChangesPathOnceAndRollbackRestoresAll) {
     EXPECT_TRUE(fs::exists(bin / (std::string(c.x64 ? "cudnn64_9" : "cudnn64_8") + ".dll")));
     ASSERT_EQ(run_command(cli("status --cuda-root " + quoted(root)), &out), 0) << out;
     EXPECT_NE(out.find("of the user PATH (REG_EXPAND_SZ)"), std::string::npos) << out;
+    // The installed files were stamped (volume, file index, size, write and change time): the
+    // identical reinstall reads none of them.
+    rc = run_command(cli("--yes --no-verify -v --cuda-root " + quoted(root) + " " + archive_args(corpus(c.archive))), &out);
+    ASSERT_EQ(rc, 0) << out;
+    EXPECT_NE(out.find("nothing to do"), std::string::npos) << out;
+    EXPECT_NE(out.find("debug: 0 existing files read to compare them"), std::string::npos) << out;
 
     rc = run_command(cli("--rollback --cuda-root " + quoted(root)), &out);
     ASSERT_EQ(rc, 0) << out;
