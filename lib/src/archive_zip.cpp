@@ -61,10 +61,19 @@ class ZipReader final : public ArchiveReader {
     auto jobs = offer_entries(visit);
     if (!jobs) return std::unexpected(jobs.error());
     std::vector<std::vector<const Job*>> shares = share_out(*jobs, std::max(1u, workers));
+    // The handles are opened here, one after the other: reading the directory converts DOS times
+    // with mktime, which changes the C library's time zone state.
+    std::vector<ZipPtr> handles;
+    for (std::size_t t = 0; t < shares.size(); ++t) {
+      auto zip = open();
+      if (!zip) return std::unexpected(zip.error());
+      handles.push_back(std::move(*zip));
+    }
     FirstError first;
     std::vector<std::thread> threads;
-    for (std::size_t t = 1; t < shares.size(); ++t) threads.emplace_back([&, t] { inflate(shares[t], first); });
-    inflate(shares[0], first);
+    for (std::size_t t = 1; t < shares.size(); ++t)
+      threads.emplace_back([&, t] { inflate(handles[t].get(), shares[t], first); });
+    if (!shares.empty()) inflate(handles[0].get(), shares[0], first);  // this thread takes a share too
     for (auto& thread : threads) thread.join();
     return first.result();
   }
@@ -126,7 +135,7 @@ class ZipReader final : public ArchiveReader {
     std::vector<const Job*> order;
     for (const auto& j : jobs) order.push_back(&j);
     std::stable_sort(order.begin(), order.end(), [](const Job* a, const Job* b) { return a->compressed > b->compressed; });
-    std::size_t n = std::min<std::size_t>(workers, std::max<std::size_t>(order.size(), 1));
+    std::size_t n = std::min<std::size_t>(workers, order.size());
     std::vector<std::vector<const Job*>> shares(n);
     std::vector<std::uint64_t> load(n, 0);
     for (const Job* j : order) {
@@ -137,17 +146,14 @@ class ZipReader final : public ArchiveReader {
     return shares;
   }
 
-  void inflate(const std::vector<const Job*>& share, FirstError& first) {
-    if (share.empty()) return;
-    auto zip = open();
-    if (!zip) return first.record(zip.error());
+  void inflate(zip_t* zip, const std::vector<const Job*>& share, FirstError& first) {
     for (const Job* job : share) {
       auto until_stopped = [&](std::span<const char> chunk) -> Result<void> {
         if (first.stopped()) return fail(ErrorCode::Io, "stopped: another entry failed");
         return job->sink(chunk);
       };
       if (first.stopped()) return;
-      if (auto r = stream(zip->get(), job->index, job->entry, until_stopped); !r) return first.record(r.error());
+      if (auto r = stream(zip, job->index, job->entry, until_stopped); !r) return first.record(r.error());
     }
   }
 
