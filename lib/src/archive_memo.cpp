@@ -33,18 +33,15 @@ RawEntry entry_from(const json& j) {
 }
 
 json to_json(const ArchiveMemo& m) {
-  const FileIdentity& id = m.identity;
   json entries = json::array();
   for (const auto& e : m.listing.entries) entries.push_back(to_json(e));
-  return {{"identity", {id.device, id.inode, id.size, id.mtime_ns, id.ctime_ns}},
+  return {{"identity", identity_json(m.identity)},
           {"sha256", m.sha256}, {"time", m.time}, {"entries", entries}, {"captured", m.listing.captured}};
 }
 
 ArchiveMemo memo_from(const json& j) {
   ArchiveMemo m;
-  const json& id = j.at("identity");
-  m.identity = {id.at(0).get<std::uint64_t>(), id.at(1).get<std::uint64_t>(), id.at(2).get<std::uint64_t>(),
-                id.at(3).get<std::int64_t>(), id.at(4).get<std::int64_t>()};
+  m.identity = identity_from(j.at("identity"));
   m.sha256 = j.at("sha256").get<std::string>();
   m.time = j.value("time", "");
   for (const auto& e : j.at("entries")) m.listing.entries.push_back(entry_from(e));

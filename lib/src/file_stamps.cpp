@@ -18,15 +18,15 @@ namespace {
 
 fs::path stamps_file(const fs::path& root) { return state_dir(root) / "stamps.json"; }
 
+// [device, inode, size, mtime_ns, ctime_ns, crc32]
 json to_json(const FileStamp& s) {
-  const FileIdentity& id = s.identity;
-  return {id.device, id.inode, id.size, id.mtime_ns, id.ctime_ns, s.crc32};
+  json j = identity_json(s.identity);
+  j.push_back(s.crc32);
+  return j;
 }
 
 FileStamp stamp_from(const json& j) {
-  return {{j.at(0).get<std::uint64_t>(), j.at(1).get<std::uint64_t>(), j.at(2).get<std::uint64_t>(),
-           j.at(3).get<std::int64_t>(), j.at(4).get<std::int64_t>()},
-          j.at(5).get<std::uint32_t>()};
+  return {identity_from(j), j.at(5).get<std::uint32_t>()};
 }
 
 // One file's stamp: nothing when it changed in the tick the stamping began. Its CRC-32 is the one

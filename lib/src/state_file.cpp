@@ -39,4 +39,13 @@ Result<void> replace_state_file(FileSystem& fs, const fs::path& path, std::strin
   return writer->commit(text);
 }
 
+nlohmann::json identity_json(const FileIdentity& id) {
+  return {id.device, id.inode, id.size, id.mtime_ns, id.ctime_ns};
+}
+
+FileIdentity identity_from(const nlohmann::json& j) {
+  return {j.at(0).get<std::uint64_t>(), j.at(1).get<std::uint64_t>(), j.at(2).get<std::uint64_t>(),
+          j.at(3).get<std::int64_t>(), j.at(4).get<std::int64_t>()};
+}
+
 }  // namespace cudnn_install

@@ -2,6 +2,8 @@
 // temporary beside the file (named after this process) is written, fsynced and renamed over it,
 // so a reader sees the old file or the new one, never a part of either.
 #pragma once
+#include <nlohmann/json.hpp>
+
 #include <filesystem>
 #include <memory>
 #include <string_view>
@@ -30,5 +32,10 @@ class StateFileWriter {
 
 // start() + commit() in one step.
 Result<void> replace_state_file(FileSystem& fs, const std::filesystem::path& path, std::string_view text);
+
+// A file identity as the state files store it: [device, inode, size, mtime_ns, ctime_ns].
+// identity_from throws nlohmann::json::exception when the array is not that.
+nlohmann::json identity_json(const FileIdentity& id);
+FileIdentity identity_from(const nlohmann::json& j);
 
 }  // namespace cudnn_install
