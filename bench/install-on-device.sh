@@ -2,7 +2,8 @@
 # The install path end to end on a GPU machine (the lent H200), in one call: pack the machine's own
 # cuDNN into a real-layout tar.xz, install it into a sandbox CUDA 13.0 tree (spool, verify with the
 # GPU, the short post-install benchmark), install it again (remembered: nothing read or written),
-# doctor, status, then --rollback and a check that the tree is as before. Expects .devlibs/ as
+# doctor, status, then --rollback and a check that the tree is as before; then the same cuDNN as a
+# Windows-layout zip against unzip + cp -r (inflated on several cores). Expects .devlibs/ as
 # bench/README.md describes. Results go to $OUT (default bench/results).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -32,3 +33,20 @@ run rollback "$bin" --rollback --yes --cuda-root "$root"
 after=$(cd "$root" && find . -path ./.cudnn-install -prune -o -print | sort | xargs -d '\n' sha256sum 2>/dev/null | sha256sum)
 [ "$before" = "$after" ] && echo "rollback: tree identical to before" | tee -a "$out/summary.txt" \
                         || echo "rollback: TREE DIFFERS" | tee -a "$out/summary.txt"
+
+# The same cuDNN as a Windows-layout zip (the Linux bytes under Windows names) into a Windows-layout
+# tree, against unzip + cp -r: the zip's entries are inflated on one thread per core (at most 4).
+echo "cores: $(nproc)" | tee -a "$out/summary.txt"
+zip_archive=$(CUDNN_HOME=$cudnn_home CUDA_MAJOR=13 bash scripts/make-test-archive.sh --full --windows "$work/zip" | grep '\.zip$' | head -1)
+zip_manifest=$(dirname "$zip_archive")/redistrib_local.json
+wroot=$work/cuda-13.0-windows
+windows_tree() { rm -rf "$wroot" "$work/unzipped"; mkdir -p "$wroot/include" "$wroot/lib/x64" "$wroot/bin/x64" "$work/unzipped";
+                 echo "#define CUDA_VERSION 13000" > "$wroot/include/cuda.h"; echo MZ > "$wroot/bin/x64/cudart64_13.dll"; sync; }
+by_hand() { unzip -q "$zip_archive" -d "$work/unzipped" && cp -r "$work/unzipped"/*/include/. "$wroot/include/" &&
+            cp -r "$work/unzipped"/*/bin/x64/. "$wroot/bin/x64/" && cp -r "$work/unzipped"/*/lib/x64/. "$wroot/lib/x64/"; }
+zip_tool() { "$bin" --yes --no-verify --loader-config=none --manifest "$zip_manifest" --cuda-root "$wroot" "$@"; }
+if command -v unzip >/dev/null; then windows_tree; run zip-by-hand by_hand
+else echo "zip-by-hand: skipped, no unzip on this machine" | tee -a "$out/summary.txt"; fi
+windows_tree; run zip-install zip_tool "$zip_archive"
+run zip-reinstall zip_tool "$zip_archive"
+run zip-rollback zip_tool --rollback
