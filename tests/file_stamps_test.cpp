@@ -1,6 +1,7 @@
 // Stamps of installed files: trusted only while the file's identity is the stamped one and the
 // file had changed before the stamping began; lost or damaged, they are simply none.
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <chrono>
 #include <fstream>
@@ -129,4 +130,23 @@ TEST(FileStamps, WhatWasWrittenStandsOnlyForTheSameFileChangedInALaterTick) {
   FileIdentity other_size = renamed;
   other_size.size = 6;
   EXPECT_FALSE(unchanged_since_written(written, other_size));
+}
+
+// Stamping again (after an install that found the file identical) keeps a stamp that still
+// counts instead of reading the file: the earlier stamp below was given a CRC the file does not
+// have, and only that reuse can carry it over. A file changed since is read.
+TEST(FileStamps, StampingAgainKeepsAStampThatStillCountsAndReadsAChangedFile) {
+  StampedTree t;
+  ASSERT_TRUE(stamp_files(*t.fs, t.root, {"include/cudnn.h"}));
+  fs::path file = state_dir(t.root) / "stamps.json";
+  auto j = nlohmann::json::parse(read_file(file));
+  constexpr std::uint32_t kNotItsCrc = 0x12345678;
+  j["files"]["include/cudnn.h"][5] = kNotItsCrc;
+  write_file(file, j.dump());
+  ASSERT_TRUE(stamp_files(*t.fs, t.root, {"include/cudnn.h"}));
+  EXPECT_EQ(t.known("include/cudnn.h"), kNotItsCrc);
+
+  write_file(t.root / "include/cudnn.h", "hello");  // the same bytes, written again: a new change time
+  ASSERT_TRUE(stamp_files(*t.fs, t.root, {"include/cudnn.h"}));
+  EXPECT_EQ(t.known("include/cudnn.h"), kCrcOfHello);
 }

@@ -30,13 +30,15 @@ FileStamp stamp_from(const json& j) {
 }
 
 // One file's stamp: nothing when it changed in the tick the stamping began. Its CRC-32 is the one
-// written when the file is unchanged since; otherwise the file is read, after its identity was
-// taken, so that a write during the reading shows as a changed identity next time.
+// written when the file is unchanged since, or its earlier stamp's (a file the install found
+// identical); otherwise the file is read, after its identity was taken, so that a write during
+// the reading shows as a changed identity next time.
 std::optional<FileStamp> stamp_one(FileSystem& fs, const fs::path& path, std::int64_t taken_ns,
-                                   const FileStamp* written) {
+                                   const FileStamp* written, std::optional<std::uint32_t> stamped_before) {
   auto identity = fs.identity(path);
   if (!identity || identity->ctime_ns >= taken_ns) return std::nullopt;
   if (written && unchanged_since_written(written->identity, *identity)) return FileStamp{*identity, written->crc32};
+  if (stamped_before) return FileStamp{*identity, *stamped_before};
   auto crc = util::file_crc32(path);
   if (!crc) return std::nullopt;
   return FileStamp{*identity, *crc};
@@ -96,12 +98,14 @@ Result<std::size_t> stamp_files(FileSystem& fs, const fs::path& root, const std:
   std::int64_t newest = 0;
   for (const auto& target : targets)
     if (auto id = fs.identity(root / target)) newest = std::max(newest, id->ctime_ns);
+  FileStamps before = read_file_stamps(fs, root);
+  KnownCrc stamped_before = known_crc_from(fs, before);
   auto started = start_after(fs, root, newest);
   if (!started) return std::unexpected(started.error());
   auto& [writer, clock_ns] = *started;
   json files = json::object();
   for (const auto& target : targets)
-    if (auto stamp = stamp_one(fs, root / target, clock_ns, find_in(written, target)))
+    if (auto stamp = stamp_one(fs, root / target, clock_ns, find_in(written, target), stamped_before(target, root / target)))
       files[target] = to_json(*stamp);
   std::size_t stamped = files.size();
   if (auto r = writer.commit(json{{"taken_ns", clock_ns}, {"files", files}}.dump() + "\n"); !r)
