@@ -33,12 +33,13 @@ FileStamp stamp_from(const json& j) {
 // written when the file is unchanged since, or its earlier stamp's (a file the install found
 // identical); otherwise the file is read, after its identity was taken, so that a write during
 // the reading shows as a changed identity next time.
-std::optional<FileStamp> stamp_one(FileSystem& fs, const fs::path& path, std::int64_t taken_ns,
-                                   const FileStamp* written, std::optional<std::uint32_t> stamped_before) {
+std::optional<FileStamp> stamp_one(FileSystem& fs, const fs::path& root, const std::string& target,
+                                   std::int64_t taken_ns, const FileStamp* written, const FileStamps& before) {
+  fs::path path = root / target;
   auto identity = fs.identity(path);
   if (!identity || identity->ctime_ns >= taken_ns) return std::nullopt;
   if (written && unchanged_since_written(written->identity, *identity)) return FileStamp{*identity, written->crc32};
-  if (stamped_before) return FileStamp{*identity, *stamped_before};
+  if (auto crc = before.crc_if_unchanged(target, *identity)) return FileStamp{*identity, *crc};
   auto crc = util::file_crc32(path);
   if (!crc) return std::nullopt;
   return FileStamp{*identity, *crc};
@@ -99,13 +100,12 @@ Result<std::size_t> stamp_files(FileSystem& fs, const fs::path& root, const std:
   for (const auto& target : targets)
     if (auto id = fs.identity(root / target)) newest = std::max(newest, id->ctime_ns);
   FileStamps before = read_file_stamps(fs, root);
-  KnownCrc stamped_before = known_crc_from(fs, before);
   auto started = start_after(fs, root, newest);
   if (!started) return std::unexpected(started.error());
   auto& [writer, clock_ns] = *started;
   json files = json::object();
   for (const auto& target : targets)
-    if (auto stamp = stamp_one(fs, root / target, clock_ns, find_in(written, target), stamped_before(target, root / target)))
+    if (auto stamp = stamp_one(fs, root, target, clock_ns, find_in(written, target), before))
       files[target] = to_json(*stamp);
   std::size_t stamped = files.size();
   if (auto r = writer.commit(json{{"taken_ns", clock_ns}, {"files", files}}.dump() + "\n"); !r)
