@@ -40,8 +40,9 @@ FileStamps read_file_stamps(FileSystem& fs, const std::filesystem::path& root);
 // Stamps these root-relative files and replaces stamps.json. A file the transaction just wrote
 // (`written`: its identity when written under its temporary name, and its CRC-32) is not read
 // again while it is provably the same file with the same bytes (see unchanged_since_written),
-// nor is one whose earlier stamp still counts; the others are read once. Files that changed in the same clock tick as the stamping are left
-// out: they will be read next time. Returns how many were stamped.
+// nor is one whose earlier stamp still counts; the others are read once. Files that changed in
+// the same clock tick as the stamping are left out: they will be read next time. Returns how
+// many were stamped.
 Result<std::size_t> stamp_files(FileSystem& fs, const std::filesystem::path& root,
                                 const std::vector<std::string>& targets,
                                 const std::map<std::string, FileStamp>& written = {});

@@ -15,9 +15,9 @@
 
 #include "cudnn_install/archive.hpp"
 #include "cudnn_install/env.hpp"
+#include "cudnn_install/file_stamps.hpp"
 #include "cudnn_install/filesystem.hpp"
 #include "cudnn_install/journal.hpp"
-#include "cudnn_install/file_stamps.hpp"
 #include "cudnn_install/plan.hpp"
 
 namespace cudnn_install {
