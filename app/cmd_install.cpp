@@ -173,7 +173,9 @@ int cmd_install(const Options& o) {
   if (!plan.changes_anything()) {
     remember(*session->fs, *toolkit, *inspected);
     if (planned->files_read > 0) stamp_installed(*session->fs, *toolkit, plan);
-    if (o.format == Format::Text) std::cout << "\ncuDNN " << plan.cudnn_version << " is already installed here: nothing to do.\n";
+    if (o.format == Format::Text)  // the blank line parts it from the plan, which -q does not show
+      std::cout << (o.verbosity == Verbosity::Quiet ? "" : "\n") << "cuDNN " << plan.cudnn_version
+                << " is already installed here: nothing to do.\n";
     return 0;
   }
   auto replaced = files_replaced(plan, toolkit->root);

@@ -37,6 +37,8 @@ else()
   set(CPACK_GENERATOR DEB TGZ)
   set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
   set(CPACK_DEBIAN_PACKAGE_SECTION devel)
-  set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)  # libzip4, libarchive13, libspdlog1.10, libfmt9, libssl3 ...
+  set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)  # libspdlog1.10, libfmt9, liblzma5 ... (what the binary links)
+  # dpkg-shlibdeps cannot see the libraries opened with dlopen (cmake/load-on-demand.cmake).
+  list(JOIN CUDNN_INSTALL_ON_DEMAND_PACKAGES ", " CPACK_DEBIAN_PACKAGE_DEPENDS)
 endif()
 include(CPack)

@@ -10,7 +10,7 @@ deb=$(ls "$scratch"/pkg/*.deb)
 echo "package: $(basename "$deb")"
 depends=$(dpkg-deb -f "$deb" Depends)
 echo "depends: $depends"
-for lib in libzip libarchive libspdlog libfmt; do
+for lib in libzip libarchive libssl libspdlog libfmt; do
   grep -q "$lib" <<<"$depends" || { echo "FAIL: Depends lacks $lib" >&2; exit 1; }
 done
 dpkg -x "$deb" "$scratch/root"

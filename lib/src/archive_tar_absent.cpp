@@ -20,7 +20,7 @@ class NoTarReader final : public ArchiveReader {
 
 }  // namespace
 
-std::unique_ptr<ArchiveReader> make_tar_reader(std::filesystem::path, std::string) {
+Result<std::unique_ptr<ArchiveReader>> make_tar_reader(std::filesystem::path, std::string) {
   return std::make_unique<NoTarReader>();
 }
 

@@ -1,7 +1,5 @@
 // Zip archives through libzip: the central directory gives names, sizes and CRCs without
 // inflating anything, which keeps --dry-run of a 700 MB zip fast.
-#include <zip.h>
-
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -10,16 +8,19 @@
 #include <thread>
 
 #include "cudnn_install/archive_reader.hpp"
+#include "lazy_libs.hpp"
 #include "util.hpp"
 
 namespace cudnn_install {
 namespace {
 
 struct ZipCloser {
-  void operator()(zip_t* z) const { zip_discard(z); }
+  const LibZip* api;
+  void operator()(zip_t* z) const { api->zip_discard(z); }
 };
 struct ZipFileCloser {
-  void operator()(zip_file_t* f) const { zip_fclose(f); }
+  const LibZip* api;
+  void operator()(zip_file_t* f) const { api->zip_fclose(f); }
 };
 using ZipPtr = std::unique_ptr<zip_t, ZipCloser>;
 using ZipFilePtr = std::unique_ptr<zip_file_t, ZipFileCloser>;
@@ -29,14 +30,15 @@ constexpr std::uint32_t kUnixSymlink = 0120000;
 
 class ZipReader final : public ArchiveReader {
  public:
-  ZipReader(std::filesystem::path path, std::string bytes) : path_(std::move(path)), bytes_(std::move(bytes)) {}
+  ZipReader(const LibZip& api, std::filesystem::path path, std::string bytes)
+      : api_(api), path_(std::move(path)), bytes_(std::move(bytes)) {}
 
   // The central directory is read at once: no progress to report.
   Result<Listing> list(const CapturePredicate& capture, const ReadProgress&) override {
     auto zip = open();
     if (!zip) return std::unexpected(zip.error());
     Listing listing;
-    zip_int64_t count = zip_get_num_entries(zip->get(), 0);
+    zip_int64_t count = api_.zip_get_num_entries(zip->get(), 0);
     for (zip_int64_t i = 0; i < count; ++i) {
       auto entry = describe(zip->get(), static_cast<zip_uint64_t>(i));
       if (!entry) return std::unexpected(entry.error());
@@ -107,7 +109,7 @@ class ZipReader final : public ArchiveReader {
     auto zip = open();
     if (!zip) return std::unexpected(zip.error());
     std::vector<Job> jobs;
-    zip_int64_t count = zip_get_num_entries(zip->get(), 0);
+    zip_int64_t count = api_.zip_get_num_entries(zip->get(), 0);
     for (zip_int64_t i = 0; i < count; ++i) {
       auto index = static_cast<zip_uint64_t>(i);
       auto entry = describe(zip->get(), index);
@@ -124,10 +126,10 @@ class ZipReader final : public ArchiveReader {
     return jobs;
   }
 
-  static std::uint64_t compressed_size(zip_t* zip, zip_uint64_t index) {
+  std::uint64_t compressed_size(zip_t* zip, zip_uint64_t index) {
     zip_stat_t st;
-    zip_stat_init(&st);
-    return zip_stat_index(zip, index, 0, &st) == 0 && (st.valid & ZIP_STAT_COMP_SIZE) ? st.comp_size : 0;
+    api_.zip_stat_init(&st);
+    return api_.zip_stat_index(zip, index, 0, &st) == 0 && (st.valid & ZIP_STAT_COMP_SIZE) ? st.comp_size : 0;
   }
 
   // Largest first, each to the worker with the least so far: the workers finish close together.
@@ -161,32 +163,32 @@ class ZipReader final : public ArchiveReader {
 
   Result<ZipPtr> open() {
     zip_error_t error;
-    zip_error_init(&error);
+    api_.zip_error_init(&error);
     zip_t* raw = nullptr;
     if (bytes_.empty() && !path_.empty()) {
       int code = 0;
-      raw = zip_open(util::path_utf8(path_).c_str(), ZIP_RDONLY | ZIP_CHECKCONS, &code);
-      zip_error_init_with_code(&error, code);
-    } else if (zip_source_t* src = zip_source_buffer_create(bytes_.data(), bytes_.size(), 0, &error)) {
-      raw = zip_open_from_source(src, ZIP_RDONLY | ZIP_CHECKCONS, &error);
-      if (!raw) zip_source_free(src);
+      raw = api_.zip_open(util::path_utf8(path_).c_str(), ZIP_RDONLY | ZIP_CHECKCONS, &code);
+      api_.zip_error_init_with_code(&error, code);
+    } else if (zip_source_t* src = api_.zip_source_buffer_create(bytes_.data(), bytes_.size(), 0, &error)) {
+      raw = api_.zip_open_from_source(src, ZIP_RDONLY | ZIP_CHECKCONS, &error);
+      if (!raw) api_.zip_source_free(src);
     }
     if (!raw) {
-      std::string why = zip_error_strerror(&error);
-      zip_error_fini(&error);
+      std::string why = api_.zip_error_strerror(&error);
+      api_.zip_error_fini(&error);
       return fail(ErrorCode::BadArchive,
                   "cannot open '" + where() + "' as a zip archive: " + why +
                       ". The download may be incomplete or corrupt; download it again.",
                   where());
     }
-    zip_error_fini(&error);
-    return ZipPtr(raw);
+    api_.zip_error_fini(&error);
+    return ZipPtr(raw, ZipCloser{&api_});
   }
 
   Result<RawEntry> describe(zip_t* zip, zip_uint64_t index) {
     zip_stat_t st;
-    zip_stat_init(&st);
-    if (zip_stat_index(zip, index, 0, &st) != 0 || !(st.valid & ZIP_STAT_NAME))
+    api_.zip_stat_init(&st);
+    if (api_.zip_stat_index(zip, index, 0, &st) != 0 || !(st.valid & ZIP_STAT_NAME))
       return fail(ErrorCode::BadArchive, "unreadable entry #" + std::to_string(index) + " in '" + where() + "'",
                   where());
     RawEntry entry;
@@ -195,7 +197,7 @@ class ZipReader final : public ArchiveReader {
     if (st.valid & ZIP_STAT_CRC) entry.crc32 = st.crc;
     zip_uint8_t opsys = 0;
     zip_uint32_t attributes = 0;
-    zip_file_get_external_attributes(zip, index, 0, &opsys, &attributes);
+    api_.zip_file_get_external_attributes(zip, index, 0, &opsys, &attributes);
     std::uint32_t unix_mode = opsys == ZIP_OPSYS_UNIX ? attributes >> 16 : 0;
     entry.mode = unix_mode & 07777;
     if (entry.name.ends_with('/')) entry.type = EntryType::Directory;
@@ -221,17 +223,17 @@ class ZipReader final : public ArchiveReader {
 
   // libzip checks the CRC when the last byte has been read: corrupt data fails here.
   Result<void> stream(zip_t* zip, zip_uint64_t index, const RawEntry& entry, const ChunkSink& sink) {
-    ZipFilePtr file(zip_fopen_index(zip, index, 0));
+    ZipFilePtr file(api_.zip_fopen_index(zip, index, 0), ZipFileCloser{&api_});
     if (!file)
       return fail(ErrorCode::BadArchive,
-                  "cannot read entry '" + entry.name + "': " + zip_strerror(zip) + " (corrupt archive?)", entry.name);
+                  "cannot read entry '" + entry.name + "': " + api_.zip_strerror(zip) + " (corrupt archive?)", entry.name);
     std::vector<char> buffer(1 << 20);
     std::uint64_t total = 0;
     while (true) {
-      zip_int64_t n = zip_fread(file.get(), buffer.data(), buffer.size());
+      zip_int64_t n = api_.zip_fread(file.get(), buffer.data(), buffer.size());
       if (n < 0)
         return fail(ErrorCode::BadArchive,
-                    "entry '" + entry.name + "' is corrupt: " + zip_file_strerror(file.get()) +
+                    "entry '" + entry.name + "' is corrupt: " + api_.zip_file_strerror(file.get()) +
                         ". Download the archive again.",
                     entry.name);
       if (n == 0) break;
@@ -243,14 +245,17 @@ class ZipReader final : public ArchiveReader {
     return sink(std::span<const char>());
   }
 
+  const LibZip& api_;
   std::filesystem::path path_;
   std::string bytes_;
 };
 
 }  // namespace
 
-std::unique_ptr<ArchiveReader> make_zip_reader(std::filesystem::path path, std::string bytes) {
-  return std::make_unique<ZipReader>(std::move(path), std::move(bytes));
+Result<std::unique_ptr<ArchiveReader>> make_zip_reader(std::filesystem::path path, std::string bytes) {
+  auto api = libzip();
+  if (!api) return std::unexpected(api.error());
+  return std::make_unique<ZipReader>(**api, std::move(path), std::move(bytes));
 }
 
 }  // namespace cudnn_install

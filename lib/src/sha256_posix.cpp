@@ -1,12 +1,11 @@
 // sha256 through OpenSSL's EVP interface, streamed in 1 MiB blocks.
-#include <openssl/evp.h>
-
 #include <cstdio>
 #include <fstream>
 #include <memory>
 #include <vector>
 
 #include "cudnn_install/integrity.hpp"
+#include "lazy_libs.hpp"
 
 namespace cudnn_install {
 
@@ -15,21 +14,24 @@ Result<std::string> sha256_file(const std::filesystem::path& path, const HashPro
   if (!in) return fail(ErrorCode::Usage, "cannot read '" + path.string() + "'", path.string());
   std::error_code ec;
   std::uint64_t total = std::filesystem::file_size(path, ec), done = 0;
-  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(), EVP_MD_CTX_free);
-  if (!ctx || EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr) != 1)
+  auto crypto = libcrypto();
+  if (!crypto) return std::unexpected(crypto.error());
+  const LibCrypto& api = **crypto;
+  std::unique_ptr<EVP_MD_CTX, decltype(api.EVP_MD_CTX_free)> ctx(api.EVP_MD_CTX_new(), api.EVP_MD_CTX_free);
+  if (!ctx || api.EVP_DigestInit_ex(ctx.get(), api.EVP_sha256(), nullptr) != 1)
     return fail(ErrorCode::Io, "OpenSSL cannot compute sha256");
   std::vector<char> buf(1 << 20);
   while (in) {
     in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
     auto n = static_cast<size_t>(in.gcount());
-    EVP_DigestUpdate(ctx.get(), buf.data(), n);
+    api.EVP_DigestUpdate(ctx.get(), buf.data(), n);
     done += n;
     if (progress) progress(done, total);
   }
   if (!in.eof()) return fail(ErrorCode::Io, "error while reading '" + path.string() + "'", path.string());
   unsigned char digest[EVP_MAX_MD_SIZE];
   unsigned int len = 0;
-  EVP_DigestFinal_ex(ctx.get(), digest, &len);
+  api.EVP_DigestFinal_ex(ctx.get(), digest, &len);
   std::string hex;
   char byte[3];
   for (unsigned int i = 0; i < len; ++i) {

@@ -63,8 +63,8 @@ Result<std::unique_ptr<ArchiveReader>> open_archive(const std::filesystem::path&
 Result<std::unique_ptr<ArchiveReader>> open_archive_memory(std::string bytes, Container container);
 
 // Format-specific factories behind open_archive.
-std::unique_ptr<ArchiveReader> make_zip_reader(std::filesystem::path path, std::string bytes);
-std::unique_ptr<ArchiveReader> make_tar_reader(std::filesystem::path path, std::string bytes);
+Result<std::unique_ptr<ArchiveReader>> make_zip_reader(std::filesystem::path path, std::string bytes);
+Result<std::unique_ptr<ArchiveReader>> make_tar_reader(std::filesystem::path path, std::string bytes);
 
 // Entries larger than this are refused: no cuDNN file comes close (the largest is ~1 GiB).
 inline constexpr std::uint64_t kMaxEntryBytes = 8ull << 30;
