@@ -42,11 +42,13 @@ zip_manifest=$(dirname "$zip_archive")/redistrib_local.json
 wroot=$work/cuda-13.0-windows
 windows_tree() { rm -rf "$wroot" "$work/unzipped"; mkdir -p "$wroot/include" "$wroot/lib/x64" "$wroot/bin/x64" "$work/unzipped";
                  echo "#define CUDA_VERSION 13000" > "$wroot/include/cuda.h"; echo MZ > "$wroot/bin/x64/cudart64_13.dll"; sync; }
-by_hand() { unzip -q "$zip_archive" -d "$work/unzipped" && cp -r "$work/unzipped"/*/include/. "$wroot/include/" &&
+unpack() {  # unzip, or Python's zipfile (the same zlib, one thread) where unzip is not installed
+  if command -v unzip >/dev/null; then unzip -q "$zip_archive" -d "$work/unzipped"; else python3 -m zipfile -e "$zip_archive" "$work/unzipped"; fi; }
+by_hand() { unpack && cp -r "$work/unzipped"/*/include/. "$wroot/include/" &&
             cp -r "$work/unzipped"/*/bin/x64/. "$wroot/bin/x64/" && cp -r "$work/unzipped"/*/lib/x64/. "$wroot/lib/x64/"; }
 zip_tool() { "$bin" --yes --no-verify --loader-config=none --manifest "$zip_manifest" --cuda-root "$wroot" "$@"; }
-if command -v unzip >/dev/null; then windows_tree; run zip-by-hand by_hand
-else echo "zip-by-hand: skipped, no unzip on this machine" | tee -a "$out/summary.txt"; fi
+command -v unzip >/dev/null || echo "zip-by-hand: no unzip here, python3 -m zipfile -e instead" | tee -a "$out/summary.txt"
+windows_tree; run zip-by-hand by_hand
 windows_tree; run zip-install zip_tool "$zip_archive"
 run zip-reinstall zip_tool "$zip_archive"
 run zip-rollback zip_tool --rollback
