@@ -178,6 +178,18 @@ TEST(ArchiveVersionHeader, ParsesMacrosOfEachEra) {
   EXPECT_FALSE(parse_version_header("#define CUDNN_MAJOR 9\n", "cudnn_version.h"));
 }
 
+TEST(ArchiveVersionHeader, ReadsTabsParenthesesAndWindowsLineEnds) {
+  auto v = parse_version_header(
+      "#define CUDNN_MAJOR_SUFFIX 1\r\n#ifndef X\r\n#\tdefine\tCUDNN_MAJOR\t( 9 )\r\n"
+      "  #  define CUDNN_MINOR 19 // minor\r\n#define CUDNN_PATCHLEVEL 2\r\n",
+      "include/cudnn_version.h");
+  ASSERT_TRUE(v) << v.error().message;
+  EXPECT_EQ(v->number(), 91902);
+  EXPECT_FALSE(parse_version_header("#define CUDNN_MAJOR_X 9\n#define CUDNN_MINOR 1\n#define CUDNN_PATCHLEVEL 0\n", "h"));
+  EXPECT_FALSE(parse_version_header("#define CUDNN_MAJOR\n#define CUDNN_MINOR 1\n#define CUDNN_PATCHLEVEL 0\n", "h"));
+  EXPECT_FALSE(parse_version_header("#defineCUDNN_MAJOR 9\n#define CUDNN_MINOR 1\n#define CUDNN_PATCHLEVEL 0\n", "h"));
+}
+
 TEST(ArchiveLayout, RolesOfEveryEra) {
   EXPECT_EQ(classify("include/cudnn.h"), Role::Header);
   EXPECT_EQ(classify("bin/cudnn64_9.dll"), Role::Dll);

@@ -167,6 +167,11 @@ TEST(Plan, CudnnMajorOfFileNames) {
   EXPECT_EQ(cudnn_major_of("cudnn_adv64_9.lib"), 9);
   EXPECT_FALSE(cudnn_major_of("libcudnn.so"));
   EXPECT_FALSE(cudnn_major_of("cudnn.h"));
+  EXPECT_FALSE(cudnn_major_of("cudnn64_.dll"));
+  EXPECT_FALSE(cudnn_major_of("cudnn64_9.dll.bak"));
+  EXPECT_FALSE(cudnn_major_of("zlibwapi64_1.dll"));
+  EXPECT_FALSE(cudnn_major_of("libcudnn.so.x"));
+  EXPECT_EQ(cudnn_major_of("libcudnn_adv.so.9.19.0"), 9);
 }
 
 // sbsa (ARM64 server) libraries in an x86_64 toolkit would install and then fail to load.

@@ -1,9 +1,9 @@
 #include "cudnn_install/archive.hpp"
 
 #include <algorithm>
-#include <regex>
 
 #include "archive_inspect.hpp"
+#include "util.hpp"
 
 namespace cudnn_install {
 namespace {
@@ -68,13 +68,8 @@ bool is_version_header(const RawEntry& e) {
 }
 
 Result<CudnnVersion> parse_version_header(const std::string& text, const std::string& entry_name) {
-  auto macro = [&](const char* name) -> std::optional<int> {
-    std::regex re(std::string(R"((^|\n)\s*#\s*define\s+)") + name + R"(\s+\(?\s*([0-9]+))");
-    std::smatch m;
-    if (!std::regex_search(text, m, re)) return std::nullopt;
-    return std::stoi(m[2]);
-  };
-  auto major = macro("CUDNN_MAJOR"), minor = macro("CUDNN_MINOR"), patch = macro("CUDNN_PATCHLEVEL");
+  auto major = util::define_value(text, "CUDNN_MAJOR"), minor = util::define_value(text, "CUDNN_MINOR"),
+       patch = util::define_value(text, "CUDNN_PATCHLEVEL");
   if (!major || !minor || !patch)
     return fail(ErrorCode::BadArchive,
                 "'" + entry_name + "' does not define CUDNN_MAJOR, CUDNN_MINOR and CUDNN_PATCHLEVEL", entry_name);

@@ -1,8 +1,11 @@
 #include "cudnn_install/plan.hpp"
 
 #include <algorithm>
-#include <regex>
+#include <charconv>
 #include <set>
+#include <string_view>
+
+#include "util.hpp"
 
 namespace cudnn_install {
 namespace {
@@ -98,15 +101,41 @@ std::string target_of(const Entry& entry, const Toolkit& toolkit) {
   return (dir / entry.file_name).generic_string();
 }
 
-std::optional<int> cudnn_major_of(const std::string& file_name) {
-  static const std::regex dll(R"(cudnn.*64_([0-9]+)\.dll)", std::regex::icase);
-  static const std::regex so(R"(libcudnn.*\.so\.([0-9]+)(\..*)?)");
-  static const std::regex versioned_lib(R"(cudnn.*64_([0-9]+)\.lib)", std::regex::icase);
-  std::smatch m;
-  if (std::regex_match(file_name, m, dll) || std::regex_match(file_name, m, so) ||
-      std::regex_match(file_name, m, versioned_lib))
-    return std::stoi(m[1]);
+namespace {
+
+// The number that `text` is made of, if it is only digits (and not empty).
+std::optional<int> all_digits(std::string_view text) {
+  int value = 0;
+  auto [rest, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || text.empty() || rest != text.data() + text.size()) return std::nullopt;
+  return value;
+}
+
+// cudnn*64_<N>.dll and cudnn*64_<N>.lib, any case.
+std::optional<int> windows_major(std::string name) {
+  name = util::lower(std::move(name));
+  if (!name.starts_with("cudnn") || !(name.ends_with(".dll") || name.ends_with(".lib"))) return std::nullopt;
+  std::string_view stem(name.data(), name.size() - 4);
+  std::size_t at = stem.rfind("64_");
+  if (at == std::string_view::npos || at < 5) return std::nullopt;
+  return all_digits(stem.substr(at + 3));
+}
+
+// libcudnn*.so.<N> and libcudnn*.so.<N>.<anything>.
+std::optional<int> linux_major(std::string_view name) {
+  if (!name.starts_with("libcudnn")) return std::nullopt;
+  for (std::size_t at = name.find(".so.", 8); at != std::string_view::npos; at = name.find(".so.", at + 1)) {
+    std::string_view rest = name.substr(at + 4);
+    if (auto major = all_digits(rest.substr(0, rest.find('.')))) return major;
+  }
   return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<int> cudnn_major_of(const std::string& file_name) {
+  if (auto major = windows_major(file_name)) return major;
+  return linux_major(file_name);
 }
 
 Result<Plan> make_plan(const ArchiveInfo& archive, const Toolkit& toolkit, const TreeState& tree,

@@ -3,6 +3,7 @@
 #include <regex>
 
 #include "cudnn_install/toolkit.hpp"
+#include "util.hpp"
 
 namespace cudnn_install {
 namespace {
@@ -43,11 +44,9 @@ std::optional<CudaVersion> parse_cuda_version_txt(const std::string& text) {
 
 // "#define CUDA_VERSION 13000" -> 13.0
 std::optional<CudaVersion> parse_cuda_h(const std::string& text) {
-  static const std::regex re(R"(#\s*define\s+CUDA_VERSION\s+([0-9]+))");
-  std::smatch m;
-  if (!std::regex_search(text, m, re)) return std::nullopt;
-  int n = std::stoi(m[1]);
-  if (n < 1000) return std::nullopt;
+  auto number = util::define_value(text, "CUDA_VERSION");
+  if (!number || *number < 1000) return std::nullopt;
+  int n = *number;
   return CudaVersion{n / 1000, (n % 1000) / 10, std::nullopt};
 }
 

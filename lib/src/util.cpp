@@ -2,6 +2,7 @@
 
 #include <zlib.h>
 
+#include <charconv>
 #include <cstdio>
 #include <memory>
 
@@ -51,5 +52,32 @@ std::string human_bytes(std::uint64_t bytes) {
   std::snprintf(buf, sizeof buf, unit == 0 ? "%.0f %s" : "%.1f %s", value, units[unit]);
   return buf;
 }
+
+// The number in the first line `#define NAME 9` (or `# define NAME (9)`) of a C header; a line
+// scan rather than std::regex, whose compilation cost more than the rest of a reinstall.
+std::optional<int> define_value(std::string_view text, std::string_view name) {
+  auto is_blank = [](char c) { return c == ' ' || c == '\t'; };
+  auto skip_blanks = [&](std::string_view s) {
+    while (!s.empty() && is_blank(s.front())) s.remove_prefix(1);
+    return s;
+  };
+  while (!text.empty()) {
+    std::size_t end = text.find('\n');
+    std::string_view line = skip_blanks(text.substr(0, end));
+    text = end == std::string_view::npos ? std::string_view() : text.substr(end + 1);
+    if (!line.starts_with('#')) continue;
+    line = skip_blanks(line.substr(1));
+    if (!line.starts_with("define") || line.size() == 6 || !is_blank(line[6])) continue;
+    line = skip_blanks(line.substr(6));
+    if (!line.starts_with(name) || line.size() == name.size() || !is_blank(line[name.size()])) continue;
+    line = skip_blanks(line.substr(name.size()));
+    if (line.starts_with('(')) line = skip_blanks(line.substr(1));
+    int value = 0;
+    auto [rest, error] = std::from_chars(line.data(), line.data() + line.size(), value);
+    if (error == std::errc() && rest != line.data()) return value;
+  }
+  return std::nullopt;
+}
+
 
 }  // namespace cudnn_install::util

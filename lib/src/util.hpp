@@ -9,6 +9,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <string_view>
 
 namespace cudnn_install::util {
 
@@ -38,6 +39,9 @@ std::tm utc_time(std::time_t t);
 
 // CRC-32 of a whole file, read in 1 MiB chunks; nullopt if it cannot be read.
 std::optional<std::uint32_t> file_crc32(const std::filesystem::path& path);
+
+// The number in the first line `#define NAME 9` (or `# define NAME (9)`) of a C header text.
+std::optional<int> define_value(std::string_view text, std::string_view name);
 
 // Human byte counts: "512 B", "3.4 MiB".
 std::string human_bytes(std::uint64_t bytes);
