@@ -24,14 +24,15 @@ tree() {  # a fresh CUDA 13.0 tree of the given layout
 seconds() { local s e; s=$EPOCHREALTIME; "$@" >/dev/null 2>&1; e=$EPOCHREALTIME; echo "$e - $s" | bc; }
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 peak_kib() { /usr/bin/time -f %M "$@" 2>&1 >/dev/null | tail -1; }
-tool() { "$bin" --yes -q --no-verify --loader-config=none --manifest "$(dirname "$archive")/redistrib_local.json" --cuda-root "$work/cuda" "$@"; }
+# No $(...) inside a timed command: a command substitution forks a subshell (about 1 ms here).
+tool() { "$bin" --yes -q --no-verify --loader-config=none --manifest "$manifest" --cuda-root "$work/cuda" "$@"; }
 
 baseline_tar() { tar -xJf "$archive" -C "$work/unpack" && cp -a "$work/unpack"/*/include/. "$work/cuda/include/" && cp -a "$work/unpack"/*/lib/. "$work/cuda/lib/"; }
 baseline_zip() { unzip -q "$archive" -d "$work/unpack" && cp -r "$work/unpack"/*/include/. "$work/cuda/include/" && cp -r "$work/unpack"/*/bin/x64/. "$work/cuda/bin/x64/" && mkdir -p "$work/cuda/lib/x64" && cp -r "$work/unpack"/*/lib/x64/. "$work/cuda/lib/x64/"; }
 
 measure() {  # layout archive baseline-function
   local layout=$1 base=$3 b=() f=() r=() rb=() d=()
-  archive=$2
+  archive=$2 manifest=${2%/*}/redistrib_local.json
   local mb=""
   for _ in $(seq "$runs"); do
     tree "$layout"; b+=("$(seconds "$base")")
@@ -41,13 +42,13 @@ measure() {  # layout archive baseline-function
     rb+=("$(seconds tool --rollback)")
     tree "$layout"; d+=("$(seconds tool --dry-run "$archive")")  # a fresh tree: nothing remembered
   done
-  tree "$layout"; local mem; mem=$(peak_kib "$bin" --yes -q --no-verify --loader-config=none --manifest "$(dirname "$archive")/redistrib_local.json" --cuda-root "$work/cuda" "$archive")
+  tree "$layout"; local mem; mem=$(peak_kib "$bin" --yes -q --no-verify --loader-config=none --manifest "$manifest" --cuda-root "$work/cuda" "$archive")
   local B F R RB D
   B=$(printf '%s\n' "${b[@]}" | median); F=$(printf '%s\n' "${f[@]}" | median); R=$(printf '%s\n' "${r[@]}" | median)
   RB=$(printf '%s\n' "${rb[@]}" | median); D=$(printf '%s\n' "${d[@]}" | median)
-  printf "| %-40s | %6s | %7.3f s | %7.3f s (%.2fx) | %6.3f s (%.2fx of install) | %6.3f s (%.2fx of install) | %6.3f s | %4d MiB |\n" \
-    "$(basename "$archive")" "$mb" "$B" "$F" "$(echo "$F / $B" | bc -l)" "$R" "$(echo "$R / $F" | bc -l)" \
-    "$RB" "$(echo "$RB / $F" | bc -l)" "$D" "$((mem / 1024))"
+  printf "| %-40s | %6s | %7.3f s | %7.3f s (%.2fx) | %6.1f ms (%.3fx of install) | %6.1f ms (%.3fx of install) | %6.3f s | %4d MiB |\n" \
+    "$(basename "$archive")" "$mb" "$B" "$F" "$(echo "$F / $B" | bc -l)" "$(echo "$R * 1000" | bc -l)" "$(echo "$R / $F" | bc -l)" \
+    "$(echo "$RB * 1000" | bc -l)" "$(echo "$RB / $F" | bc -l)" "$D" "$((mem / 1024))"
 }
 
 echo "| archive | unpacked (MiB) | baseline (tar+cp / unzip+cp) | first install (ratio) | identical reinstall | rollback | dry-run | peak RSS |"
@@ -87,7 +88,7 @@ json.dump({"cudnn": {name: {"relative_path": "local/" + name, "sha256": h, "size
           open(os.path.join(out, "redistrib_local.json"), "w"))
 PY
 fi
-archive=$(ls "$big"/cudnn-windows-*.zip)
+archive=$(ls "$big"/cudnn-windows-*.zip) manifest=$big/redistrib_local.json
 d=()
 for _ in $(seq "$runs"); do tree windows; d+=("$(seconds tool --dry-run "$archive")"); done
 printf "\ndry run of a %d MB zip (fresh tree): %.2f s (median of %d)\n" "$(( $(stat -c %s "$archive") / 1000000 ))" \

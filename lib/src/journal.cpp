@@ -130,7 +130,7 @@ JournalState parse_journal(std::string_view text) {
     } else if (type == "undo-begin" && !state.begin && (*body).contains("id") && (*body)["id"].is_string()) {
       state.undo_of = (*body)["id"].get<std::string>();
     } else if (type == "undo-commit" && state.undo_of) {
-      state.undo_committed = true;
+      // Earlier builds flushed one before removing the journal; the removal alone ends an undo now.
     } else {
       break;  // a record out of order is as good as torn
     }

@@ -81,7 +81,9 @@ std::optional<BeginRecord> committed_begin(FileSystem& fs, const fs::path& root,
   return parse_journal(*text).begin;
 }
 
-// Finishes an undo of committed transaction `id` (the journal holds "undo-begin <id>").
+// Finishes an undo of committed transaction `id` (the journal holds "undo-begin <id>"). Removing
+// the journal ends it; no "undo-commit" record is flushed first: a journal that a crash brings back
+// names a transaction whose history file is durably gone, so recovery finds nothing left to undo.
 Result<void> finish_rollback(FileSystem& fs, const fs::path& root, const std::string& id, EnvStore* env) {
   if (auto begin = committed_begin(fs, root, id)) {
     if (auto r = undo_steps(fs, root, *begin, env); !r) return r;
@@ -89,7 +91,6 @@ Result<void> finish_rollback(FileSystem& fs, const fs::path& root, const std::st
     if (auto r = fs.remove(txn_paths::history_file(root, id)); !r) return r;
     if (auto r = fs.sync_dir(state_dir(root) / "history"); !r) return r;
   }
-  if (auto r = fs.append_durable(txn_paths::journal(root), marker_record("undo-commit")); !r) return r;
   return fs.remove(txn_paths::journal(root));
 }
 

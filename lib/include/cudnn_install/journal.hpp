@@ -39,12 +39,11 @@ struct JournalState {
   bool staged = false;                 // every temporary file is complete and durable
   bool committed = false;              // the transaction is complete
   std::optional<std::string> undo_of;  // --rollback of committed transaction <id> in progress
-  bool undo_committed = false;
   std::size_t valid_bytes = 0;         // length of the prefix of whole, intact records
 };
 
 std::string begin_record(const BeginRecord& begin);
-std::string marker_record(std::string_view type);  // "staged", "commit", "undo-commit"
+std::string marker_record(std::string_view type);  // "staged", "commit"
 std::string undo_begin_record(const std::string& id);
 JournalState parse_journal(std::string_view text);
 
