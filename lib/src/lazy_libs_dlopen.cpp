@@ -39,8 +39,10 @@ Result<Table> load(const SharedLibrary& library, BindAll bind_all) {
   return table;
 }
 
-template <class Table>
-Result<const Table*> address_of(const Result<Table>& loaded) {
+// Loaded on first use, once per table; later calls return the same table or the same error.
+template <class Table, class BindAll>
+Result<const Table*> loaded_once(const SharedLibrary& library, BindAll bind_all) {
+  static const Result<Table> loaded = load<Table>(library, bind_all);
   if (!loaded) return std::unexpected(loaded.error());
   return &*loaded;
 }
@@ -51,30 +53,27 @@ Result<const Table*> address_of(const Result<Table>& loaded) {
 
 Result<const LibZip*> libzip() {
   static const SharedLibrary library{CUDNN_INSTALL_LIBZIP_SONAME, CUDNN_INSTALL_LIBZIP_PACKAGE, "read zip archives"};
-  static const Result<LibZip> loaded = load<LibZip>(library, [](Binder& bind, LibZip& table) {
+  return loaded_once<LibZip>(library, [](Binder& bind, LibZip& table) {
     CUDNN_INSTALL_LIBZIP_FUNCTIONS(CUDNN_INSTALL_BIND)
   });
-  return address_of(loaded);
 }
 
 #if CUDNN_INSTALL_WITH_TAR
 Result<const LibArchive*> libarchive() {
   static const SharedLibrary library{CUDNN_INSTALL_LIBARCHIVE_SONAME, CUDNN_INSTALL_LIBARCHIVE_PACKAGE,
                                      "read .tar.xz archives"};
-  static const Result<LibArchive> loaded = load<LibArchive>(library, [](Binder& bind, LibArchive& table) {
+  return loaded_once<LibArchive>(library, [](Binder& bind, LibArchive& table) {
     CUDNN_INSTALL_LIBARCHIVE_FUNCTIONS(CUDNN_INSTALL_BIND)
   });
-  return address_of(loaded);
 }
 #endif
 
 Result<const LibCrypto*> libcrypto() {
   static const SharedLibrary library{CUDNN_INSTALL_LIBCRYPTO_SONAME, CUDNN_INSTALL_LIBCRYPTO_PACKAGE,
                                      "compute sha256 checksums"};
-  static const Result<LibCrypto> loaded = load<LibCrypto>(library, [](Binder& bind, LibCrypto& table) {
+  return loaded_once<LibCrypto>(library, [](Binder& bind, LibCrypto& table) {
     CUDNN_INSTALL_LIBCRYPTO_FUNCTIONS(CUDNN_INSTALL_BIND)
   });
-  return address_of(loaded);
 }
 
 }  // namespace cudnn_install
