@@ -82,6 +82,29 @@ TEST(Integrity, Sha256OfAFile) {
   EXPECT_EQ(sha256_file(dir.path() / "abc").value(), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
 }
 
+// The file is hashed in chunks read on a second thread: sizes around the chunk boundaries, against
+// coreutils' sha256sum.
+TEST(Integrity, Sha256AtEveryChunkBoundaryMatchesSha256sum) {
+  TempDir dir;
+  const std::size_t chunk = 1 << 20;
+  for (std::size_t size : {std::size_t{0}, chunk - 1, chunk, chunk + 1, 3 * chunk + 5}) {
+    fs::path file = dir.path() / ("f" + std::to_string(size));
+    std::string content(size, '\0');
+    for (std::size_t i = 0; i < size; ++i) content[i] = static_cast<char>(i * 7 + i / 4096);
+    write_file(file, content);
+    std::string expected;
+    ASSERT_EQ(run_command("sha256sum '" + file.string() + "'", &expected), 0);
+    uint64_t last_done = 0;
+    auto sha = sha256_file(file, [&](std::uint64_t done, std::uint64_t total) {
+      EXPECT_LE(done, total);
+      last_done = done;
+    });
+    ASSERT_TRUE(sha) << sha.error().message;
+    EXPECT_EQ(*sha, expected.substr(0, 64)) << size;
+    EXPECT_EQ(last_done, size);
+  }
+}
+
 TEST(Integrity, CliRefusesATamperedArchiveAndWarnsAboutUnknownOnes) {
   TempDir dir;
   make_linux_toolkit(dir.path(), 13000);

@@ -1,11 +1,11 @@
-// sha256 through OpenSSL's EVP interface, streamed in 1 MiB blocks.
+// sha256 through OpenSSL's EVP interface, streamed in 1 MiB blocks read one block ahead.
 #include <cstdio>
 #include <fstream>
 #include <memory>
-#include <vector>
 
 #include "cudnn_install/integrity.hpp"
 #include "lazy_libs.hpp"
+#include "read_ahead.hpp"
 
 namespace cudnn_install {
 
@@ -20,15 +20,13 @@ Result<std::string> sha256_file(const std::filesystem::path& path, const HashPro
   std::unique_ptr<EVP_MD_CTX, decltype(api.EVP_MD_CTX_free)> ctx(api.EVP_MD_CTX_new(), api.EVP_MD_CTX_free);
   if (!ctx || api.EVP_DigestInit_ex(ctx.get(), api.EVP_sha256(), nullptr) != 1)
     return fail(ErrorCode::Io, "OpenSSL cannot compute sha256");
-  std::vector<char> buf(1 << 20);
-  while (in) {
-    in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
-    auto n = static_cast<size_t>(in.gcount());
-    api.EVP_DigestUpdate(ctx.get(), buf.data(), n);
-    done += n;
+  ReadAhead reader(in);
+  for (auto chunk = reader.next(); !chunk.empty(); chunk = reader.next()) {
+    api.EVP_DigestUpdate(ctx.get(), chunk.data(), chunk.size());
+    done += chunk.size();
     if (progress) progress(done, total);
   }
-  if (!in.eof()) return fail(ErrorCode::Io, "error while reading '" + path.string() + "'", path.string());
+  if (!reader.reached_end()) return fail(ErrorCode::Io, "error while reading '" + path.string() + "'", path.string());
   unsigned char digest[EVP_MAX_MD_SIZE];
   unsigned int len = 0;
   api.EVP_DigestFinal_ex(ctx.get(), digest, &len);

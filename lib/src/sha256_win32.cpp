@@ -1,4 +1,4 @@
-// sha256 through Windows' CNG (BCrypt), streamed in 1 MiB blocks.
+// sha256 through Windows' CNG (BCrypt), streamed in 1 MiB blocks read one block ahead.
 #include <windows.h>
 #include <bcrypt.h>
 
@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cudnn_install/integrity.hpp"
+#include "read_ahead.hpp"
 
 namespace cudnn_install {
 namespace {
@@ -35,15 +36,13 @@ Result<std::string> sha256_file(const std::filesystem::path& path, const HashPro
   std::uint64_t total = std::filesystem::file_size(path, ec), done = 0;
   Sha256 sha;
   if (!sha.ok) return fail(ErrorCode::Io, "Windows' BCrypt cannot compute sha256");
-  std::vector<char> buf(1 << 20);
-  while (in) {
-    in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
-    auto n = static_cast<ULONG>(in.gcount());
-    BCryptHashData(sha.hash, reinterpret_cast<PUCHAR>(buf.data()), n, 0);
-    done += n;
+  ReadAhead reader(in);
+  for (auto chunk = reader.next(); !chunk.empty(); chunk = reader.next()) {
+    BCryptHashData(sha.hash, reinterpret_cast<PUCHAR>(const_cast<char*>(chunk.data())), static_cast<ULONG>(chunk.size()), 0);
+    done += chunk.size();
     if (progress) progress(done, total);
   }
-  if (!in.eof()) return fail(ErrorCode::Io, "error while reading '" + path.string() + "'", path.string());
+  if (!reader.reached_end()) return fail(ErrorCode::Io, "error while reading '" + path.string() + "'", path.string());
   unsigned char digest[32];
   if (BCryptFinishHash(sha.hash, digest, sizeof digest, 0) < 0) return fail(ErrorCode::Io, "BCrypt failed to finish sha256");
   std::string hex;
