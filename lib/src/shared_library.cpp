@@ -1,16 +1,12 @@
-#include <dlfcn.h>
+// The advice around dynlib's open and symbol when a library loaded on demand is missing.
+#include "shared_library.hpp"
 
 #include <string>
 
-#include "shared_library.hpp"
+#include "dynlib.hpp"
 
 namespace cudnn_install {
 namespace {
-
-std::string last_dl_error() {
-  const char* why = dlerror();
-  return why ? why : "unknown error";
-}
 
 std::string how_to_get(const SharedLibrary& library) {
   if (*library.package == '\0')
@@ -21,17 +17,17 @@ std::string how_to_get(const SharedLibrary& library) {
 }  // namespace
 
 Result<void*> open_shared_library(const SharedLibrary& library) {
-  if (void* handle = dlopen(library.soname, RTLD_NOW | RTLD_LOCAL)) return handle;
+  if (void* handle = dynlib::open(library.soname)) return handle;
   return fail(ErrorCode::Io,
               std::string("cannot load ") + library.soname + ", which cudnn-install needs to " + library.purpose +
-                  ": " + last_dl_error() + ". " + how_to_get(library),
+                  ": " + dynlib::last_error() + ". " + how_to_get(library),
               library.soname);
 }
 
 Result<void*> find_function(void* handle, const SharedLibrary& library, const char* name) {
-  if (void* function = dlsym(handle, name)) return function;
+  if (void* function = dynlib::symbol(handle, name)) return function;
   return fail(ErrorCode::Io,
-              std::string(library.soname) + " has no function " + name + " (" + last_dl_error() +
+              std::string(library.soname) + " has no function " + name + " (" + dynlib::last_error() +
                   "): it is older than the one cudnn-install was built with. " + how_to_get(library),
               library.soname);
 }
