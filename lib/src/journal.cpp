@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "util.hpp"
+
 namespace cudnn_install {
 namespace {
 
@@ -40,20 +42,13 @@ JournalStep step_from(const json& j) {
   return s;
 }
 
-std::string to_hex(const std::string& bytes) {
-  static const char* digits = "0123456789abcdef";
-  std::string hex;
-  for (unsigned char c : bytes) hex += {digits[c >> 4], digits[c & 15]};
-  return hex;
-}
-
 std::string from_hex(const std::string& hex) {
   std::string bytes;
   for (std::size_t i = 0; i + 1 < hex.size(); i += 2) bytes.push_back(static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16)));
   return bytes;
 }
 
-json value_json(const RegValue& v) { return {{"type", v.type}, {"bytes", to_hex(v.bytes)}}; }
+json value_json(const RegValue& v) { return {{"type", v.type}, {"bytes", util::to_hex(v.bytes)}}; }
 RegValue value_from(const json& j) { return {j.at("type").get<std::uint32_t>(), from_hex(j.at("bytes").get<std::string>())}; }
 
 json env_json(const EnvEdit& e) {

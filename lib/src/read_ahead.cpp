@@ -1,5 +1,7 @@
 #include "read_ahead.hpp"
 
+#include <fstream>
+
 namespace cudnn_install {
 
 ReadAhead::ReadAhead(std::istream& in) : in_(in), reader_([this] { read_all(); }) {}
@@ -50,6 +52,23 @@ std::span<const char> ReadAhead::next() {
   holding_ = true;
   consumer_at_ ^= 1;
   return {slot.bytes.data(), slot.size};
+}
+
+Result<void> read_file_ahead(const std::filesystem::path& path,
+                             const std::function<void(std::span<const char>)>& consume,
+                             const std::function<void(std::uint64_t, std::uint64_t)>& progress) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return fail(ErrorCode::Usage, "cannot read '" + path.string() + "'", path.string());
+  std::error_code ec;
+  std::uint64_t total = std::filesystem::file_size(path, ec), done = 0;
+  ReadAhead reader(in);
+  for (auto chunk = reader.next(); !chunk.empty(); chunk = reader.next()) {
+    consume(chunk);
+    done += chunk.size();
+    if (progress) progress(done, total);
+  }
+  if (!reader.reached_end()) return fail(ErrorCode::Io, "error while reading '" + path.string() + "'", path.string());
+  return {};
 }
 
 }  // namespace cudnn_install

@@ -1,13 +1,18 @@
-// Reading a stream one chunk ahead of its consumer, on a second thread. sha256_posix.cpp uses it
-// so that copying a 700 MB archive out of the page cache (0.08 s here) overlaps the hashing
-// (0.37 s) instead of adding to it.
+// Reading a stream one chunk ahead of its consumer, on a second thread. The sha256 of an archive
+// (sha256_posix.cpp, sha256_win32.cpp) uses it so that copying a 700 MB archive out of the page
+// cache (0.08 s here) overlaps the hashing (0.37 s) instead of adding to it.
 #pragma once
 #include <condition_variable>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
 #include <istream>
 #include <mutex>
 #include <span>
 #include <thread>
 #include <vector>
+
+#include "cudnn_install/error.hpp"
 
 namespace cudnn_install {
 
@@ -45,5 +50,11 @@ class ReadAhead {
   std::condition_variable changed_;
   std::thread reader_;
 };
+
+// The file at `path`, handed to `consume` chunk by chunk while the next chunk is read, with
+// (bytes so far, file size) to `progress` after each chunk. The errors name the file.
+Result<void> read_file_ahead(const std::filesystem::path& path,
+                             const std::function<void(std::span<const char>)>& consume,
+                             const std::function<void(std::uint64_t, std::uint64_t)>& progress);
 
 }  // namespace cudnn_install

@@ -1,13 +1,10 @@
-// sha256 through Windows' CNG (BCrypt), streamed in 1 MiB blocks read one block ahead.
+// sha256 through Windows' CNG (BCrypt), the file read one 1 MiB chunk ahead of the hashing.
 #include <windows.h>
 #include <bcrypt.h>
 
-#include <cstdio>
-#include <fstream>
-#include <vector>
-
 #include "cudnn_install/integrity.hpp"
 #include "read_ahead.hpp"
+#include "util.hpp"
 
 namespace cudnn_install {
 namespace {
@@ -30,28 +27,19 @@ struct Sha256 {
 }  // namespace
 
 Result<std::string> sha256_file(const std::filesystem::path& path, const HashProgress& progress) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return fail(ErrorCode::Usage, "cannot read '" + path.string() + "'", path.string());
-  std::error_code ec;
-  std::uint64_t total = std::filesystem::file_size(path, ec), done = 0;
   Sha256 sha;
   if (!sha.ok) return fail(ErrorCode::Io, "Windows' BCrypt cannot compute sha256");
-  ReadAhead reader(in);
-  for (auto chunk = reader.next(); !chunk.empty(); chunk = reader.next()) {
-    BCryptHashData(sha.hash, reinterpret_cast<PUCHAR>(const_cast<char*>(chunk.data())), static_cast<ULONG>(chunk.size()), 0);
-    done += chunk.size();
-    if (progress) progress(done, total);
-  }
-  if (!reader.reached_end()) return fail(ErrorCode::Io, "error while reading '" + path.string() + "'", path.string());
+  auto read = read_file_ahead(
+      path,
+      [&](std::span<const char> chunk) {
+        BCryptHashData(sha.hash, reinterpret_cast<PUCHAR>(const_cast<char*>(chunk.data())),
+                       static_cast<ULONG>(chunk.size()), 0);
+      },
+      progress);
+  if (!read) return std::unexpected(read.error());
   unsigned char digest[32];
   if (BCryptFinishHash(sha.hash, digest, sizeof digest, 0) < 0) return fail(ErrorCode::Io, "BCrypt failed to finish sha256");
-  std::string hex;
-  char byte[3];
-  for (unsigned char d : digest) {
-    std::snprintf(byte, sizeof byte, "%02x", d);
-    hex += byte;
-  }
-  return hex;
+  return util::to_hex(std::string_view(reinterpret_cast<const char*>(digest), sizeof digest));
 }
 
 }  // namespace cudnn_install

@@ -79,5 +79,11 @@ std::optional<int> define_value(std::string_view text, std::string_view name) {
   return std::nullopt;
 }
 
+std::string to_hex(std::string_view bytes) {
+  static const char* digits = "0123456789abcdef";
+  std::string hex;
+  for (unsigned char c : bytes) hex += {digits[c >> 4], digits[c & 15]};
+  return hex;
+}
 
 }  // namespace cudnn_install::util

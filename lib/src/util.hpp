@@ -43,6 +43,9 @@ std::optional<std::uint32_t> file_crc32(const std::filesystem::path& path);
 // The number in the first line `#define NAME 9` (or `# define NAME (9)`) of a C header text.
 std::optional<int> define_value(std::string_view text, std::string_view name);
 
+// Lower-case hexadecimal, two digits a byte: digests, registry bytes in the journal.
+std::string to_hex(std::string_view bytes);
+
 // Human byte counts: "512 B", "3.4 MiB".
 std::string human_bytes(std::uint64_t bytes);
 
