@@ -7,6 +7,14 @@ install(TARGETS cudnn_install_core EXPORT cudnn_install_targets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 set_target_properties(cudnn_install_core PROPERTIES EXPORT_NAME core)
+if(CMAKE_STRIP)
+  # A stripped install (cmake --install --strip, and CPack) strips the executable only; the static
+  # library would keep its debug information (169 MB of a RelWithDebInfo build). Its symbols stay.
+  install(CODE "if(CMAKE_INSTALL_DO_STRIP)
+    execute_process(COMMAND \"${CMAKE_STRIP}\" --strip-debug
+      \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/$<TARGET_FILE_NAME:cudnn_install_core>\")
+  endif()")
+endif()
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/lib/include/cudnn_install DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(EXPORT cudnn_install_targets NAMESPACE cudnn_install::
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/cudnn_install)
@@ -29,6 +37,7 @@ set(CPACK_PACKAGE_VENDOR "cudnn-install developers")
 set(CPACK_PACKAGE_CONTACT "cudnn-install developers <dev@cudnn-install.dev>")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "Installs NVIDIA cuDNN archives into CUDA toolkits as one reversible transaction")
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
+set(CPACK_STRIP_FILES ON)  # no debug information in what users install (the DEB was 72 MB with it)
 if(WIN32)
   set(CPACK_GENERATOR ZIP NSIS)
   set(CPACK_NSIS_DISPLAY_NAME "cudnn-install")
@@ -37,7 +46,7 @@ else()
   set(CPACK_GENERATOR DEB TGZ)
   set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
   set(CPACK_DEBIAN_PACKAGE_SECTION devel)
-  set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)  # libspdlog1.10, libfmt9, liblzma5 ... (what the binary links)
+  set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)  # what the binary links: libspdlog1.10, libfmt9, liblzma5 ... (libc6, zlib1g, liblzma5 with QUICK_START)
   # dpkg-shlibdeps cannot see the libraries opened with dlopen (cmake/load-on-demand.cmake).
   list(JOIN CUDNN_INSTALL_ON_DEMAND_PACKAGES ", " CPACK_DEBIAN_PACKAGE_DEPENDS)
 endif()

@@ -21,6 +21,9 @@ for f in usr/share/man/man1/cudnn-install.1 usr/share/bash-completion/completion
          usr/include/cudnn_install/txn.hpp usr/lib/cmake/cudnn_install/cudnn_installConfig.cmake; do
   [ -e "$scratch/root/$f" ] || { echo "FAIL: $f is not in the package" >&2; exit 1; }
 done
+for f in usr/bin/cudnn-install usr/lib/libcudnn_install_core.a; do  # CPACK_STRIP_FILES, and --strip-debug for the .a
+  ! objdump -h "$scratch/root/$f" | grep -q '\.debug_info' || { echo "FAIL: $f carries debug information" >&2; exit 1; }
+done
 cmake -S "$src/tests/package_consumer" -B "$scratch/consumer" -G Ninja -DCMAKE_PREFIX_PATH="$scratch/root/usr" >/dev/null
 cmake --build "$scratch/consumer" >/dev/null
 "$scratch/consumer/consumer"
