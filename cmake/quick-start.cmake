@@ -16,4 +16,6 @@ set_target_properties(spdlog::spdlog_header_only PROPERTIES
   INTERFACE_LINK_LIBRARIES "Threads::Threads;fmt::fmt-header-only")
 set(CUDNN_INSTALL_FMT fmt::fmt-header-only)
 set(CUDNN_INSTALL_SPDLOG spdlog::spdlog_header_only)
-add_link_options(-static-libstdc++ -static-libgcc)
+# The CLI alone links the C++ runtime in (app/CMakeLists.txt): a test that also loads a shared C++
+# library (libgtest) must not hold a second copy of the runtime.
+set(CUDNN_INSTALL_CLI_LINK_OPTIONS -static-libstdc++ -static-libgcc)
