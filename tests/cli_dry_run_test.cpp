@@ -10,7 +10,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string cli() { return CLI_PATH; }
 std::string corpus(const std::string& rel) { return std::string(CORPUS_DIR) + "/" + rel; }
 
 }  // namespace

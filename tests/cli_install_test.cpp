@@ -17,15 +17,12 @@
 #include "support/sandbox.hpp"
 #include "support/txn_scenario.hpp"
 
-extern char** environ;
-
 using namespace cudnn_install;
 using namespace cudnn_install::test;
 namespace fs = std::filesystem;
 
 namespace {
 
-std::string cli() { return CLI_PATH; }
 
 fs::path test_archive() {
   fs::path real = fs::path(REAL_ARCHIVE_DIR) / "cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz";

@@ -14,17 +14,17 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::u16string kCuda = u"C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.4\\bin";
+const std::u16string kCudaBin = u"C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.4\\bin";
 
-PathQuery query() { return {kCuda, nullptr, nullptr}; }
+PathQuery cuda_query() { return {kCudaBin, nullptr, nullptr}; }
 
-std::u16string long_path() {
+std::u16string long_machine_path() {
   std::u16string p = u"%SystemRoot%\\system32;%SystemRoot%;\"C:\\Tools;Quoted\\bin\";";
   for (int i = 0; p.size() < 3100; ++i) p += u"C:\\Program Files\\Vendor" + std::u16string(1, char16_t(u'A' + i % 26)) + u"\\bin;";
   return p;
 }
 
-std::size_t count_entries(const std::u16string& value, const std::u16string& dir) {
+std::size_t count_equal_entries(const std::u16string& value, const std::u16string& dir) {
   std::size_t n = 0;
   for (const auto& e : split_path_value(value)) n += comparable_entry(e) == comparable_entry(dir);
   return n;
@@ -41,7 +41,7 @@ const char* kArchive = "cudnn-linux-sbsa-9.19.0.56_cuda13-archive.tar.xz";  // t
 struct EnvScenario {
   TempDir dir;
   fs::path root = dir.path() / "cuda";
-  RegValue before = make_value(kRegExpandSz, long_path());
+  RegValue before = make_value(kRegExpandSz, long_machine_path());
   FakeEnvStore store;
   Prepared p;
   Snapshot tree_before;
@@ -51,7 +51,7 @@ struct EnvScenario {
     tree_before = snapshot(root);
     store.values[{EnvScope::User, "Path"}] = before;
     p = prepare(root, corpus_archive(kArchive));
-    auto ins = insert_path_entry(value_text(before), query());
+    auto ins = insert_path_entry(value_text(before), cuda_query());
     p.plan.env_edit = EnvEdit{EnvScope::User, "Path", before, make_value(kRegExpandSz, ins->value)};
     p.plan.env_entry = "C:\\CUDA\\bin";
   }
@@ -72,7 +72,7 @@ TEST(EnvTxn, InstallWritesPathOnceAndRollbackRestoresTheExactBytes) {
   ASSERT_TRUE(s.install(*real));
   EXPECT_EQ(s.now(), s.p.plan.env_edit->after);
   EXPECT_EQ(s.now().type, kRegExpandSz);
-  EXPECT_EQ(count_entries(value_text(s.now()), kCuda), 1u);
+  EXPECT_EQ(count_equal_entries(value_text(s.now()), kCudaBin), 1u);
   EXPECT_EQ(s.store.broadcasts, 1);
   auto history = read_history(*real, s.root);
   ASSERT_TRUE(history);

@@ -12,8 +12,6 @@
 #include "support/sandbox.hpp"
 #include "support/txn_scenario.hpp"
 
-extern char** environ;
-
 using namespace cudnn_install;
 using namespace cudnn_install::test;
 namespace fs = std::filesystem;

@@ -10,8 +10,6 @@
 
 #include "cudnn_install/verify.hpp"
 
-extern char** environ;
-
 namespace fs = std::filesystem;
 
 namespace cudnn_install {

@@ -1,10 +1,10 @@
 // POSIX inputs for toolkit detection: the process environment, /usr/local/cuda*, and nvcc.
+#include <unistd.h>  // environ (glibc declares it with _GNU_SOURCE, which g++ defines)
+
 #include <cstdio>
 #include <regex>
 
 #include "cudnn_install/toolkit.hpp"
-
-extern char** environ;
 
 namespace fs = std::filesystem;
 

@@ -31,6 +31,11 @@ void make_windows_toolkit(const std::filesystem::path& root, const std::string& 
 // so the manifest written beside it (redistrib_local.json) gives its sha256 (--manifest).
 std::string archive_args(const std::filesystem::path& archive);
 
+#ifdef CLI_PATH
+// The cudnn-install built beside the tests (tests/CMakeLists.txt defines CLI_PATH).
+inline std::string cli() { return CLI_PATH; }
+#endif
+
 // Runs a shell command, returns its exit status and fills `output` with stdout+stderr.
 int run_command(const std::string& command, std::string* output = nullptr);
 
