@@ -3,11 +3,12 @@
 #   dev    the normal Linux build
 #   asan   the Linux build with ASan+UBSan
 #   mingw  the Windows build (mingw-w64 cross), its tests run under Wine
-# Usage: scripts/test.sh [dev|asan|mingw]...   (default: dev asan mingw)
+#   release  the build scripts/setup.sh makes, running the README's main job (scripts/demo.sh)
+# Usage: scripts/test.sh [dev|asan|mingw|release]...   (default: all four)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh --no-build
-presets=("$@"); [ ${#presets[@]} -gt 0 ] || presets=(dev asan mingw)
+presets=("$@"); [ ${#presets[@]} -gt 0 ] || presets=(dev asan mingw release)
 
 # One persistent, headless wineserver for the whole Windows run (each exe would otherwise pay
 # ~2 s of Wine start-up); stopped on exit whatever happens.
@@ -26,6 +27,7 @@ for preset in "${presets[@]}"; do
   cmake --preset "$preset" >/dev/null
   cmake --build --preset "$preset"
   echo "=== $preset: test"
+  if [ "$preset" = release ]; then scripts/demo.sh; continue; fi
   [ "$preset" = mingw ] && start_wine
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
     ctest --preset "$preset"
