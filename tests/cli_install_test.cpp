@@ -23,7 +23,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-
 fs::path test_archive() {
   fs::path real = fs::path(REAL_ARCHIVE_DIR) / "cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz";
   return fs::exists(real) ? real : corpus_archive("cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz");

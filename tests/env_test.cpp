@@ -14,8 +14,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::u16string kCuda = u"C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.4\\bin";
-
 // %SystemRoot% -> C:\Windows, %CUDA_PATH% -> the v12.4 root: for comparing only.
 std::u16string expand(std::u16string_view entry) {
   std::u16string s(entry);
@@ -26,7 +24,7 @@ std::u16string expand(std::u16string_view entry) {
 }
 
 PathQuery query(std::vector<std::u16string> holding_cudnn = {}) {
-  return {kCuda, expand, [holding_cudnn](std::u16string_view dir) {
+  return {kCudaBin, expand, [holding_cudnn](std::u16string_view dir) {
             for (const auto& h : holding_cudnn)
               if (comparable_entry(h) == dir) return true;
             return false;
@@ -74,9 +72,9 @@ TEST(Env, LongPathGetsExactlyOneEntryAndKeepsEveryOtherByte) {
   auto r = insert_path_entry(before, query());
   ASSERT_TRUE(r) << r.error().message;
   EXPECT_EQ(r->what, PathInsertion::What::Added);
-  EXPECT_EQ(count_entries(r->value, kCuda), 1u);
+  EXPECT_EQ(count_entries(r->value, kCudaBin), 1u);
   // Appended before the trailing empty entry: the old text, then the directory, then the ';'.
-  EXPECT_EQ(r->value, before + kCuda + u";");
+  EXPECT_EQ(r->value, before + kCudaBin + u";");
   EXPECT_EQ(remove_path_entry(r->value, query()), before);
 }
 
@@ -84,7 +82,7 @@ TEST(Env, GoesBeforeTheFirstDirectoryWithAnotherCudnn) {
   std::u16string before = u"C:\\Windows;C:\\Old\\cudnn8\\bin;C:\\Other;C:\\Python\\Lib\\torch\\lib";
   auto r = insert_path_entry(before, query({u"C:\\Old\\cudnn8\\bin", u"C:\\Python\\Lib\\torch\\lib"}));
   ASSERT_TRUE(r);
-  EXPECT_EQ(r->value, u"C:\\Windows;" + kCuda + u";C:\\Old\\cudnn8\\bin;C:\\Other;C:\\Python\\Lib\\torch\\lib");
+  EXPECT_EQ(r->value, u"C:\\Windows;" + kCudaBin + u";C:\\Old\\cudnn8\\bin;C:\\Other;C:\\Python\\Lib\\torch\\lib");
   EXPECT_EQ(r->shadows.size(), 2u);
   EXPECT_EQ(r->position, 1u);
 }
@@ -96,20 +94,20 @@ TEST(Env, AlreadyFirstChangesNothingButAShadowedEntryMovesAndDuplicatesGo) {
   EXPECT_EQ(same->what, PathInsertion::What::AlreadyFirst);
   EXPECT_EQ(same->value, ok);
 
-  auto moved = insert_path_entry(u"C:\\Old;" + kCuda + u"\\;C:\\X;%CUDA_PATH%\\bin", query({u"C:\\Old"}));
+  auto moved = insert_path_entry(u"C:\\Old;" + kCudaBin + u"\\;C:\\X;%CUDA_PATH%\\bin", query({u"C:\\Old"}));
   ASSERT_TRUE(moved);
   EXPECT_EQ(moved->what, PathInsertion::What::Moved);
-  EXPECT_EQ(moved->value, kCuda + u";C:\\Old;C:\\X");
+  EXPECT_EQ(moved->value, kCudaBin + u";C:\\Old;C:\\X");
 
-  auto dup = insert_path_entry(kCuda + u";C:\\X;" + kCuda, query());
+  auto dup = insert_path_entry(kCudaBin + u";C:\\X;" + kCudaBin, query());
   ASSERT_TRUE(dup);
-  EXPECT_EQ(dup->value, kCuda + u";C:\\X");
+  EXPECT_EQ(dup->value, kCudaBin + u";C:\\X");
 }
 
 TEST(Env, EmptyPathBecomesTheDirectory) {
   auto r = insert_path_entry(u"", query());
   ASSERT_TRUE(r);
-  EXPECT_EQ(r->value, kCuda);
+  EXPECT_EQ(r->value, kCudaBin);
 }
 
 TEST(Env, AResultOverTheLimitIsRefused) {

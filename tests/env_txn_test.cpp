@@ -14,8 +14,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::u16string kCudaBin = u"C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.4\\bin";
-
 PathQuery cuda_query() { return {kCudaBin, nullptr, nullptr}; }
 
 std::u16string long_machine_path() {

@@ -9,7 +9,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-
 // The CUDA toolkit of this machine that holds a real cuDNN, if any.
 std::optional<fs::path> real_toolkit() {
   std::string out;

@@ -2,12 +2,16 @@
 // one operation of that FaultyFileSystem, so the fault-at-every-operation tests reach it too.
 #pragma once
 #include <map>
+#include <string>
 #include <utility>
 
 #include "cudnn_install/env.hpp"
 #include "support/faulty_filesystem.hpp"
 
 namespace cudnn_install::test {
+
+// The bin directory of a default CUDA 12.4 install: the entry the PATH tests insert.
+inline const std::u16string kCudaBin = u"C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.4\\bin";
 
 class FakeEnvStore final : public EnvStore {
  public:
