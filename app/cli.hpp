@@ -52,7 +52,7 @@ struct Options {
   bool no_bench = false;
   bool replace_in_use = false;
   bool require_no_holders = false;
-  bool force = false;  // uninstall: also files cudnn-install did not install
+  bool force = false;                  // uninstall: also files cudnn-install did not install
   std::string loader_config = "auto";  // system | print | none | auto (system as root, else print)
   BenchFlags bench;
 };

@@ -24,8 +24,10 @@ std::string first_output_line(const std::string& command) {
 
 int report_error(const Error& error, const Options& options) {
   spdlog::debug("error {}: {}", to_string(error.code), error.message);
-  if (options.format == Format::Json) std::cout << error_to_json(error).dump(2) << "\n";
-  else std::cerr << "cudnn-install: error: " << error.message << "\n";
+  if (options.format == Format::Json)
+    std::cout << error_to_json(error).dump(2) << "\n";
+  else
+    std::cerr << "cudnn-install: error: " << error.message << "\n";
   return static_cast<int>(exit_code_for(error.code));
 }
 

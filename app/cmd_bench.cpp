@@ -65,8 +65,10 @@ int run(const std::filesystem::path& library, const BenchOptions& options, const
     };
   auto report = run_benchmark(library, live);
   if (!report) return report_error(report.error(), o);
-  if (o.format == Format::Json) std::cout << bench_to_json(*report).dump(2) << "\n";
-  else std::cout << render_bench_text(*report);
+  if (o.format == Format::Json)
+    std::cout << bench_to_json(*report).dump(2) << "\n";
+  else
+    std::cout << render_bench_text(*report);
   return report->all_correct() ? 0 : static_cast<int>(ExitCode::VerifyFailed);
 }
 

@@ -35,8 +35,10 @@ int cmd_doctor(const Options& o) {
   auto report = verify_install(*toolkit, options);
   if (!report) return report_error(report.error(), o);
   auto findings = run_doctor(gather(*toolkit, *report));
-  if (o.format == Format::Json) std::cout << doctor_to_json(findings, *toolkit).dump(2) << "\n";
-  else std::cout << render_doctor_text(findings, *toolkit);
+  if (o.format == Format::Json)
+    std::cout << doctor_to_json(findings, *toolkit).dump(2) << "\n";
+  else
+    std::cout << render_doctor_text(findings, *toolkit);
   for (const auto& f : findings)
     if (f.severity == Severity::Error) return static_cast<int>(ExitCode::VerifyFailed);
   return 0;

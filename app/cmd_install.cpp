@@ -43,12 +43,14 @@ void stamp_installed(FileSystem& fs, const Toolkit& toolkit, const Plan& plan,
                      const std::map<std::string, FileStamp>& written = {}) {
   std::vector<std::string> files;
   for (const auto& s : plan.steps)
-    if (s.type == EntryType::File && (s.action == Action::Create || s.action == Action::Overwrite ||
-                                      s.action == Action::SkipIdentical))
+    if (s.type == EntryType::File &&
+        (s.action == Action::Create || s.action == Action::Overwrite || s.action == Action::SkipIdentical))
       files.push_back(s.target);
   auto stamped = stamp_files(fs, toolkit.root, files, written);
-  if (!stamped) spdlog::warn("could not stamp the installed files ({}); nothing else is affected", stamped.error().message);
-  else spdlog::debug("{} of {} installed files stamped", *stamped, files.size());
+  if (!stamped)
+    spdlog::warn("could not stamp the installed files ({}); nothing else is affected", stamped.error().message);
+  else
+    spdlog::debug("{} of {} installed files stamped", *stamped, files.size());
 }
 
 EnvChanged env_changed_by(const Plan& plan) {
@@ -69,8 +71,11 @@ void print_plan(const Plan& plan, const Inspected& in, const Toolkit& toolkit, c
   bool match = integrity.verdict == IntegrityCheck::Verdict::Match;
   if (o.format == Format::Json) {
     auto j = plan_to_json(plan, in.archive, toolkit);
-    j["integrity"] = {{"sha256", integrity.sha256}, {"verdict", match ? "match" : "unknown"},
-                      {"source", integrity.source}, {"note", integrity.note}, {"remembered_at", in.remembered_at}};
+    j["integrity"] = {{"sha256", integrity.sha256},
+                      {"verdict", match ? "match" : "unknown"},
+                      {"source", integrity.source},
+                      {"note", integrity.note},
+                      {"remembered_at", in.remembered_at}};
     std::cout << j.dump(2) << "\n";
   } else if (o.verbosity != Verbosity::Quiet) {
     std::cout << "sha256   " << integrity.sha256 << "\n         "
@@ -121,8 +126,8 @@ int apply(const ArchiveInfo& archive, const Toolkit& toolkit, const Plan& plan, 
   if (o.format == Format::Text && o.verbosity != Verbosity::Quiet)
     std::cout << "\ninstalled cuDNN " << plan.cudnn_version << " into " << toolkit.root.string() << " (transaction "
               << outcome->id << "): " << outcome->files_written << " files written, " << outcome->files_removed
-              << " removed, " << outcome->files_unchanged << " unchanged.\nundo with: cudnn-install --rollback --cuda-root "
-              << toolkit.root.string() << "\n";
+              << " removed, " << outcome->files_unchanged
+              << " unchanged.\nundo with: cudnn-install --rollback --cuda-root " << toolkit.root.string() << "\n";
   if (o.replace_in_use && o.verbosity != Verbosity::Quiet)
     std::cout << "--replace-in-use: programs that had old cuDNN DLLs loaded keep them until they restart (or until a "
                  "reboot); the old files are deleted once no program uses them.\n";

@@ -16,8 +16,11 @@ int cmd_rollback(const Options& o) {
   if (!undone) return report_error(undone.error(), o);
   after_env_change({!undone->outside_root.empty(), !undone->path_entry.empty()}, o);
   if (o.format == Format::Json)
-    std::cout << nlohmann::json{{"schema", "cudnn-install/1"}, {"kind", "rollback"}, {"id", undone->id},
-                                {"archive", undone->archive}, {"cudnn_version", undone->cudnn_version}}
+    std::cout << nlohmann::json{{"schema", "cudnn-install/1"},
+                                {"kind", "rollback"},
+                                {"id", undone->id},
+                                {"archive", undone->archive},
+                                {"cudnn_version", undone->cudnn_version}}
                      .dump(2)
               << "\n";
   else if (o.verbosity != Verbosity::Quiet)

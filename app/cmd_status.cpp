@@ -27,13 +27,17 @@ nlohmann::json toolkit_status(const Toolkit& tk, const Options& o) {
   nlohmann::json history = nlohmann::json::array();
   if (auto items = read_history(*fs, tk.root))
     for (const auto& h : *items)
-      history.push_back({{"id", h.id}, {"operation", h.operation}, {"archive", h.archive},
-                         {"cudnn_version", h.cudnn_version}, {"time", h.time}, {"files", h.files},
+      history.push_back({{"id", h.id},
+                         {"operation", h.operation},
+                         {"archive", h.archive},
+                         {"cudnn_version", h.cudnn_version},
+                         {"time", h.time},
+                         {"files", h.files},
                          {"path_entry", h.path_entry}});
   std::string cudnn = installed_cudnn(tk);
-  return {{"root", tk.root.string()},      {"cuda_version", tk.version.to_string()},
-          {"found_by", tk.found_by},       {"cudnn_version", cudnn.empty() ? nlohmann::json() : nlohmann::json(cudnn)},
-          {"transactions", history},       {"pending_journal", has_pending_journal(tk.root)},
+  return {{"root", tk.root.string()},   {"cuda_version", tk.version.to_string()},
+          {"found_by", tk.found_by},    {"cudnn_version", cudnn.empty() ? nlohmann::json() : nlohmann::json(cudnn)},
+          {"transactions", history},    {"pending_journal", has_pending_journal(tk.root)},
           {"path_state", env_state(tk)}};
 }
 
@@ -48,7 +52,8 @@ void print_text(const nlohmann::json& tk) {
                              h["archive"].get<std::string>(), h["files"].get<size_t>(),
                              &h == &tk["transactions"].back() ? "  <- --rollback undoes this" : "");
   std::cout << "  path   " << tk["path_state"].get<std::string>() << "\n";
-  if (tk["pending_journal"].get<bool>()) std::cout << "  an interrupted transaction is pending: run any command to recover\n";
+  if (tk["pending_journal"].get<bool>())
+    std::cout << "  an interrupted transaction is pending: run any command to recover\n";
 }
 
 }  // namespace

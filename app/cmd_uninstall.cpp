@@ -39,7 +39,8 @@ int cmd_uninstall(const Options& o) {
   if (!undone) return report_error(undone.error(), o);
   for (const auto& u : *undone)
     if (o.verbosity != Verbosity::Quiet)
-      std::cout << "undone: " << u.operation << " of cuDNN " << u.cudnn_version << " from " << u.archive << " (" << u.id << ")\n";
+      std::cout << "undone: " << u.operation << " of cuDNN " << u.cudnn_version << " from " << u.archive << " (" << u.id
+                << ")\n";
   EnvChanged changed;
   for (const auto& u : *undone) changed.loader_config |= !u.outside_root.empty(), changed.path |= !u.path_entry.empty();
   after_env_change(changed, o);

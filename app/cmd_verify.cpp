@@ -13,8 +13,10 @@ int run_verify(const Toolkit& toolkit, const std::string& expected_version, cons
   options.self_exe = current_executable();
   auto report = verify_install(toolkit, options);
   if (!report) return report_error(report.error(), o);
-  if (o.format == Format::Json) std::cout << verify_to_json(*report).dump(2) << "\n";
-  else if (o.verbosity != Verbosity::Quiet || !report->ok()) std::cout << render_verify_text(*report);
+  if (o.format == Format::Json)
+    std::cout << verify_to_json(*report).dump(2) << "\n";
+  else if (o.verbosity != Verbosity::Quiet || !report->ok())
+    std::cout << render_verify_text(*report);
   if (!report->ok()) return static_cast<int>(ExitCode::VerifyFailed);
   bool gpu = report->runtime && report->runtime->gpu == ProbeResult::Gpu::Used;
   if (expected_version.empty() || o.no_bench || !gpu) return 0;  // after an install, with a GPU: a short bench

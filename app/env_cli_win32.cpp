@@ -56,7 +56,8 @@ void warn_system_shadows(EnvStore& store, const PathQuery& q, EnvStep& step) {
   if (!system || !*system) return;
   auto r = insert_path_entry(value_text(**system), q);
   for (const auto& s : r ? r->shadows : std::vector<std::u16string>())
-    step.lines.push_back("warning  " + utf8(s) + " in the system PATH holds another cudnn64_N.dll and comes before "
+    step.lines.push_back("warning  " + utf8(s) +
+                         " in the system PATH holds another cudnn64_N.dll and comes before "
                          "every user PATH entry: run with --system (as administrator) or remove it");
 }
 
@@ -67,7 +68,8 @@ Result<EnvStep> plan_env_step(const Toolkit& tk, int, const Options& o) {
   if (tk.os != TargetOs::Windows) return step;
   std::filesystem::path dll_dir = (tk.root / tk.bin_dir).make_preferred();  // "bin\\x64", as PATH spells it
   if (o.no_path) {
-    step.lines.push_back("PATH     unchanged (--no-path); programs find cuDNN only if " + dll_dir.string() + " is on PATH");
+    step.lines.push_back("PATH     unchanged (--no-path); programs find cuDNN only if " + dll_dir.string() +
+                         " is on PATH");
     return step;
   }
   EnvScope scope = o.system_scope ? EnvScope::System : EnvScope::User;
@@ -80,7 +82,8 @@ Result<EnvStep> plan_env_step(const Toolkit& tk, int, const Options& o) {
   if (!ins) return std::unexpected(ins.error());
   if (scope == EnvScope::User) warn_system_shadows(*store, q, step);
   for (const auto& s : ins->shadows)
-    step.lines.push_back("note     " + utf8(s) + " holds another cudnn64_N.dll: the toolkit's directory goes before it");
+    step.lines.push_back("note     " + utf8(s) +
+                         " holds another cudnn64_N.dll: the toolkit's directory goes before it");
   if (ins->what == PathInsertion::What::AlreadyFirst) {
     step.lines.push_back(std::string("PATH     ") + dll_dir.string() + " is already on the " + scope_word(scope) +
                          " PATH, before any other cuDNN: unchanged");
@@ -102,7 +105,8 @@ Result<EnvStep> plan_env_step(const Toolkit& tk, int, const Options& o) {
 
 void after_env_change(const EnvChanged& changed, const Options& o) {
   if (changed.path && o.verbosity != Verbosity::Quiet && o.format == Format::Text)
-    std::cout << "PATH changed: programs started from now on see it; running ones (and open terminals) keep the old PATH.\n";
+    std::cout
+        << "PATH changed: programs started from now on see it; running ones (and open terminals) keep the old PATH.\n";
 }
 
 std::unique_ptr<EnvStore> open_env_store() { return make_registry_env_store(); }
@@ -140,7 +144,8 @@ void add_env_evidence(DoctorInputs& in, const Toolkit& tk, int) {
     if (std::filesystem::exists(dir / "python.exe", ec)) w.pythons.push_back((dir / "python.exe").string());
     if (comparable_entry(entry) == comparable_entry(to_u16(ours.wstring()))) found_ours = true;
     if (!found_ours)
-      for (const auto& dll : cudnn_dlls_in(dir)) in.shadows.push_back({dll.string(), dll_file_version(dll).value_or(""), "PATH"});
+      for (const auto& dll : cudnn_dlls_in(dir))
+        in.shadows.push_back({dll.string(), dll_file_version(dll).value_or(""), "PATH"});
   }
   in.loader_searches_lib = found_ours;
   w.missing_runtime = missing_runtime();
@@ -158,8 +163,8 @@ std::string env_state(const Toolkit& tk) {
     auto entries = split_path_value(value_text(**value));
     for (std::size_t i = 0; i < entries.size(); ++i)
       if (!entries[i].empty() && comparable_entry(expand(entries[i])) == comparable_entry(q.dir))
-        out += std::string(out.empty() ? "" : "; ") + "entry " + std::to_string(i + 1) + " of the " + scope_word(scope) +
-               " PATH (" + ((*value)->type == kRegExpandSz ? "REG_EXPAND_SZ" : "REG_SZ") + ")";
+        out += std::string(out.empty() ? "" : "; ") + "entry " + std::to_string(i + 1) + " of the " +
+               scope_word(scope) + " PATH (" + ((*value)->type == kRegExpandSz ? "REG_EXPAND_SZ" : "REG_SZ") + ")";
   }
   return ours.string() + (out.empty() ? " is not on PATH (cudnn-install ARCHIVE adds it)" : " is " + out);
 }

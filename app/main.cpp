@@ -57,14 +57,17 @@ int main(int argc, char** argv) {
   app.add_flag("--require-no-holders", o.require_no_holders,
                "Linux: refuse to install while a process uses a file it would replace (default: warn)");
   const std::pair<const char*, const char*> commands[] = {
-      {"doctor", "diagnose the cuDNN setup: shadowing copies, missing or mixed libraries, driver, loader, build variables"},
+      {"doctor",
+       "diagnose the cuDNN setup: shadowing copies, missing or mixed libraries, driver, loader, build variables"},
       {"verify", "check the installed cuDNN: header, libraries, sub-libraries, load it in a child process"},
       {"bench", "GPU convolution benchmark of the installed cuDNN, every result checked against a CPU reference"},
       {"status", "toolkits, their cuDNN, and this tool's transactions"},
-      {"uninstall", "undo what cudnn-install installed, restoring what it replaced (--force: also cuDNN it did not install)"}};
+      {"uninstall",
+       "undo what cudnn-install installed, restoring what it replaced (--force: also cuDNN it did not install)"}};
   for (const auto& [name, help] : commands) add_common(*app.add_subcommand(name, help), o, json, quiet, verbose);
   add_bench_options(*app.get_subcommand("bench"), o.bench);
-  app.get_subcommand("uninstall")->add_flag("--force", o.force, "also remove cuDNN files cudnn-install did not install");
+  app.get_subcommand("uninstall")
+      ->add_flag("--force", o.force, "also remove cuDNN files cudnn-install did not install");
   app.get_subcommand("uninstall")->add_flag("-y,--yes", yes, "do not ask for confirmation");
   try {
     app.parse(argc, argv);

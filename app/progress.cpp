@@ -40,7 +40,8 @@ void ProgressBar::draw(const Progress& p, bool force) {
   int filled = static_cast<int>(fraction * 30);
   std::string bar = std::string(static_cast<size_t>(filled), '#') + std::string(static_cast<size_t>(30 - filled), '.');
   std::fprintf(stderr, "\r[%s] %3.0f%%  %zu/%zu files  %.1f/%.1f MiB ", bar.c_str(), fraction * 100, p.files_done,
-               p.files_total, static_cast<double>(p.bytes_done) / 1048576.0, static_cast<double>(p.bytes_total) / 1048576.0);
+               p.files_total, static_cast<double>(p.bytes_done) / 1048576.0,
+               static_cast<double>(p.bytes_total) / 1048576.0);
   std::fflush(stderr);
   drawn_ = true;
 }

@@ -1,9 +1,9 @@
 // A one-line progress bar on stderr, only when stderr is a terminal and output is not quiet.
 #pragma once
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <string>
-#include <chrono>
 
 #include "cli.hpp"
 #include "cudnn_install/txn.hpp"

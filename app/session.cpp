@@ -24,9 +24,9 @@ void log_into_state_dir(const std::filesystem::path& root) {
 
 void say_recovered(const Recovery& r, const Options& o) {
   if (r.what == Recovery::What::Nothing || o.verbosity == Verbosity::Quiet) return;
-  const char* what = r.what == Recovery::What::RolledBack     ? "rolled back the interrupted transaction"
-                     : r.what == Recovery::What::Completed    ? "completed the committed transaction"
-                                                              : "finished the interrupted rollback of";
+  const char* what = r.what == Recovery::What::RolledBack  ? "rolled back the interrupted transaction"
+                     : r.what == Recovery::What::Completed ? "completed the committed transaction"
+                                                           : "finished the interrupted rollback of";
   std::cerr << "cudnn-install: recovery: " << what << " " << r.id << "\n";
   spdlog::info("recovery: {} {}", what, r.id);
 }

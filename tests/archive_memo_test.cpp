@@ -3,8 +3,8 @@
 
 #include <fstream>
 
-#include "cudnn_install/archive_memo.hpp"
 #include "cudnn_install/archive.hpp"
+#include "cudnn_install/archive_memo.hpp"
 #include "cudnn_install/txn.hpp"
 #include "support/sandbox.hpp"
 #include "support/txn_scenario.hpp"

@@ -85,11 +85,12 @@ TEST(ArchiveName, LegacyFields) {
 }
 
 TEST(ArchiveName, RefusesOtherNamesWithTheExpectedForm) {
-  for (const char* bad : {"cudnn.zip", "cudnn-windows-x86_64-9.1_cuda12.zip", "cudnn-linux-x86_64-9.1.0.1_cuda-archive.tar.xz",
-                          "cudnn-windows-x86_64-9.19.0.56_cuda13-archive.tar.xz",  // Windows is .zip
-                          "cudnn-linux-x86_64-9.19.0.56_cuda13-archive.zip",       // Linux is .tar.xz
-                          "cudnn-linux-x86_64-9..19_cuda13-archive.tar.xz", "cudnn-linux-x86_64-9.19._cuda13-archive.tar.xz",
-                          "", "cudnn-12.0-linux-x64-v8.zip"}) {
+  for (const char* bad :
+       {"cudnn.zip", "cudnn-windows-x86_64-9.1_cuda12.zip", "cudnn-linux-x86_64-9.1.0.1_cuda-archive.tar.xz",
+        "cudnn-windows-x86_64-9.19.0.56_cuda13-archive.tar.xz",  // Windows is .zip
+        "cudnn-linux-x86_64-9.19.0.56_cuda13-archive.zip",       // Linux is .tar.xz
+        "cudnn-linux-x86_64-9..19_cuda13-archive.tar.xz", "cudnn-linux-x86_64-9.19._cuda13-archive.tar.xz", "",
+        "cudnn-12.0-linux-x64-v8.zip"}) {
     auto n = parse_archive_name(bad);
     ASSERT_FALSE(n) << bad;
     EXPECT_EQ(n.error().code, ErrorCode::BadName) << bad;

@@ -126,15 +126,17 @@ struct Extracted {
 
 Result<void> extract_with(ArchiveReader& reader, unsigned workers, Extracted& out) {
   std::mutex mutex;
-  return reader.extract_parallel([&](const RawEntry& e) -> Result<std::optional<ChunkSink>> {
-    return ChunkSink([&, name = e.name](std::span<const char> chunk) -> Result<void> {
-      std::lock_guard lock(mutex);
-      out.content[name].append(chunk.data(), chunk.size());
-      out.threads[name].insert(std::this_thread::get_id());
-      out.all_threads.insert(std::this_thread::get_id());
-      return {};
-    });
-  }, workers);
+  return reader.extract_parallel(
+      [&](const RawEntry& e) -> Result<std::optional<ChunkSink>> {
+        return ChunkSink([&, name = e.name](std::span<const char> chunk) -> Result<void> {
+          std::lock_guard lock(mutex);
+          out.content[name].append(chunk.data(), chunk.size());
+          out.threads[name].insert(std::this_thread::get_id());
+          out.all_threads.insert(std::this_thread::get_id());
+          return {};
+        });
+      },
+      workers);
 }
 
 }  // namespace
@@ -172,7 +174,8 @@ TEST(ArchiveVersionHeader, ParsesMacrosOfEachEra) {
   auto v8 = parse_version_header("#  define CUDNN_MAJOR 8\n#define CUDNN_MINOR 9\n#define CUDNN_PATCHLEVEL 5\n", "h");
   ASSERT_TRUE(v8);
   EXPECT_EQ(v8->number(), 8905);
-  auto commented = parse_version_header("// #define CUDNN_MAJOR 1\n#define CUDNN_MAJOR 7\n#define CUDNN_MINOR 6\n#define CUDNN_PATCHLEVEL 5\n", "h");
+  auto commented = parse_version_header(
+      "// #define CUDNN_MAJOR 1\n#define CUDNN_MAJOR 7\n#define CUDNN_MINOR 6\n#define CUDNN_PATCHLEVEL 5\n", "h");
   ASSERT_TRUE(commented);
   EXPECT_EQ(commented->major, 7);
   EXPECT_FALSE(parse_version_header("#define CUDNN_MAJOR 9\n", "cudnn_version.h"));
@@ -185,7 +188,8 @@ TEST(ArchiveVersionHeader, ReadsTabsParenthesesAndWindowsLineEnds) {
       "include/cudnn_version.h");
   ASSERT_TRUE(v) << v.error().message;
   EXPECT_EQ(v->number(), 91902);
-  EXPECT_FALSE(parse_version_header("#define CUDNN_MAJOR_X 9\n#define CUDNN_MINOR 1\n#define CUDNN_PATCHLEVEL 0\n", "h"));
+  EXPECT_FALSE(
+      parse_version_header("#define CUDNN_MAJOR_X 9\n#define CUDNN_MINOR 1\n#define CUDNN_PATCHLEVEL 0\n", "h"));
   EXPECT_FALSE(parse_version_header("#define CUDNN_MAJOR\n#define CUDNN_MINOR 1\n#define CUDNN_PATCHLEVEL 0\n", "h"));
   EXPECT_FALSE(parse_version_header("#defineCUDNN_MAJOR 9\n#define CUDNN_MINOR 1\n#define CUDNN_PATCHLEVEL 0\n", "h"));
 }
@@ -216,16 +220,17 @@ TEST(ArchiveXz, ThreadedDecoderListsWhatLibarchiveLists) {
   fs::path dir = fs::temp_directory_path() / ("xz-test-" + std::to_string(::getpid()));
   fs::create_directories(dir);
   std::string d = dir.string();
-  ASSERT_EQ(std::system(("xz -dc '" + good + "' > " + d + "/t.tar && xz -T2 --block-size=4KiB -c " + d + "/t.tar > " + d +
-                         "/blocks.xz && head -c 10240 " + d + "/t.tar | xz -c > " + d + "/two.xz && tail -c +10241 " + d +
-                         "/t.tar | xz -c >> " + d + "/two.xz")
+  ASSERT_EQ(std::system(("xz -dc '" + good + "' > " + d + "/t.tar && xz -T2 --block-size=4KiB -c " + d + "/t.tar > " +
+                         d + "/blocks.xz && head -c 10240 " + d + "/t.tar | xz -c > " + d +
+                         "/two.xz && tail -c +10241 " + d + "/t.tar | xz -c >> " + d + "/two.xz")
                             .c_str()),
             0);
   auto listing = [](Result<std::unique_ptr<ArchiveReader>> reader) {
     std::vector<std::string> rows;
     auto l = (*reader)->list([](const RawEntry&) { return false; }, {});
     if (!l) return std::vector<std::string>{"error: " + l.error().message};
-    for (const auto& e : l->entries) rows.push_back(e.name + " " + std::to_string(e.size) + " " + std::to_string(e.crc32.value_or(0)));
+    for (const auto& e : l->entries)
+      rows.push_back(e.name + " " + std::to_string(e.size) + " " + std::to_string(e.crc32.value_or(0)));
     return rows;
   };
   std::ifstream in(good, std::ios::binary);
@@ -259,7 +264,8 @@ TEST(ArchiveXz, DecodingReportsHowFarIntoTheFile) {
     EXPECT_EQ(calls.back().first, size);
   };
   std::vector<std::pair<std::uint64_t, std::uint64_t>> listed, spooled;
-  ASSERT_TRUE(inspect_archive(real, NameCheck::Enforce, [&](std::uint64_t d, std::uint64_t t) { listed.emplace_back(d, t); }));
+  ASSERT_TRUE(
+      inspect_archive(real, NameCheck::Enforce, [&](std::uint64_t d, std::uint64_t t) { listed.emplace_back(d, t); }));
   check(listed);
   fs::path spool = fs::temp_directory_path() / ("spool-test-" + std::to_string(::getpid()));
   auto fsys = make_real_filesystem();

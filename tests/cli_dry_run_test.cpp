@@ -18,7 +18,8 @@ TEST(CliDryRun, LinuxArchiveIntoPipAssembledTreeWritesNothing) {
   TempDir dir;
   fs::path root = dir.path() / "cuda-13.0";
   make_linux_toolkit(root, 13000);
-  write_file(root / "include/cudnn_version.h", "#define CUDNN_MAJOR 9\n#define CUDNN_MINOR 1\n#define CUDNN_PATCHLEVEL 0\n");
+  write_file(root / "include/cudnn_version.h",
+             "#define CUDNN_MAJOR 9\n#define CUDNN_MINOR 1\n#define CUDNN_PATCHLEVEL 0\n");
   write_file(root / "lib/libcudnn.so.9", "old");
   auto before = snapshot(dir.path(), "");
   std::string out;
@@ -42,9 +43,11 @@ TEST(CliDryRun, WindowsArchivesOfEachEraIntoAWindowsTree) {
     bool x64;
     const char* expect;
   } cases[] = {
-      {"good/cudnn-windows-x86_64-9.19.0.56_cuda13-archive.zip", "13.0.0", true, "create         bin/x64/cudnn64_9.dll"},
+      {"good/cudnn-windows-x86_64-9.19.0.56_cuda13-archive.zip", "13.0.0", true,
+       "create         bin/x64/cudnn64_9.dll"},
       {"good/cudnn-windows-x86_64-9.19.0.56_cuda13-archive.zip", "13.0.0", false, "create         bin/cudnn64_9.dll"},
-      {"good/cudnn-windows-x86_64-8.9.5.30_cuda12-archive.zip", "12.4.1", false, "create         lib/x64/cudnn_adv_train.lib"},
+      {"good/cudnn-windows-x86_64-8.9.5.30_cuda12-archive.zip", "12.4.1", false,
+       "create         lib/x64/cudnn_adv_train.lib"},
       {"good/cudnn-windows-x86_64-8.3.2.44_cuda11.5-archive.zip", "11.8.0", false, "create         lib/x64/cudnn.lib"},
       {"good/cudnn-11.4-windows-x64-v8.2.2.26.zip", "11.4.0", false, "create         bin/cudnn_ops_infer64_8.dll"},
   };
@@ -53,7 +56,8 @@ TEST(CliDryRun, WindowsArchivesOfEachEraIntoAWindowsTree) {
     make_windows_toolkit(dir.path(), c.cuda, c.x64);
     auto before = snapshot(dir.path(), "");
     std::string out;
-    int rc = run_command(cli() + " --dry-run --cuda-root " + dir.path().string() + " " + archive_args(corpus(c.archive)), &out);
+    int rc = run_command(
+        cli() + " --dry-run --cuda-root " + dir.path().string() + " " + archive_args(corpus(c.archive)), &out);
     EXPECT_EQ(rc, 0) << c.archive << "\n" << out;
     EXPECT_NE(out.find(c.expect), std::string::npos) << c.archive << "\n" << out;
     EXPECT_EQ(diff(before, snapshot(dir.path(), "")), "");
@@ -64,9 +68,10 @@ TEST(CliDryRun, JsonPlanHasTheVersionedSchema) {
   TempDir dir;
   make_linux_toolkit(dir.path(), 13000);
   std::string out;
-  int rc = run_command(cli() + " --dry-run --json --cuda-root " + dir.path().string() + " " +
-                           archive_args(corpus("good/cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz")) + " 2>/dev/null",
-                       &out);
+  int rc =
+      run_command(cli() + " --dry-run --json --cuda-root " + dir.path().string() + " " +
+                      archive_args(corpus("good/cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz")) + " 2>/dev/null",
+                  &out);
   ASSERT_EQ(rc, 0) << out;
   auto j = nlohmann::json::parse(out);
   EXPECT_EQ(j["schema"], "cudnn-install/1");
@@ -85,7 +90,8 @@ TEST(CliDryRun, RefusalsHaveExitCodesAndChangeNothing) {
       {corpus("good/cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz"), 12080, 2, "built for CUDA 13"},
       {corpus("hostile/dotdot/cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz"), 13000, 2, "'..'"},
       {corpus("hostile/renamed/cudnn.zip"), 13000, 2, "not a cuDNN archive name"},
-      {corpus("hostile/truncated-xz/cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz"), 13000, 2, "corrupt or truncated"},
+      {corpus("hostile/truncated-xz/cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz"), 13000, 2,
+       "corrupt or truncated"},
       {"/nonexistent/cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz", 13000, 1, "does not exist"},
   };
   for (const auto& c : cases) {

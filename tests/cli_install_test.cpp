@@ -29,8 +29,10 @@ fs::path test_archive() {
 }
 
 pid_t spawn_install(const fs::path& root, const fs::path& archive) {
-  std::string bin = cli(), r = root.string(), a = archive.string(), m = (archive.parent_path() / "redistrib_local.json").string();
-  const char* argv[] = {bin.c_str(), "--yes", "-q", "--no-verify", "--manifest", m.c_str(), "--cuda-root", r.c_str(), a.c_str(), nullptr};
+  std::string bin = cli(), r = root.string(), a = archive.string(),
+              m = (archive.parent_path() / "redistrib_local.json").string();
+  const char* argv[] = {bin.c_str(), "--yes",       "-q",      "--no-verify", "--manifest",
+                        m.c_str(),   "--cuda-root", r.c_str(), a.c_str(),     nullptr};
   pid_t pid = 0;
   posix_spawn(&pid, bin.c_str(), nullptr, nullptr, const_cast<char**>(argv), environ);
   return pid;
@@ -69,7 +71,8 @@ TEST(CliInstall, WithoutATerminalItAsksForYes) {
   make_tree_with_old_cudnn(dir.path());
   auto before = snapshot(dir.path());
   std::string out;
-  int rc = run_command(cli() + " --cuda-root " + dir.path().string() + " " + archive_args(test_archive()) + " </dev/null", &out);
+  int rc = run_command(
+      cli() + " --cuda-root " + dir.path().string() + " " + archive_args(test_archive()) + " </dev/null", &out);
   EXPECT_EQ(rc, 1) << out;
   EXPECT_NE(out.find("pass --yes"), std::string::npos) << out;
   EXPECT_EQ(diff(before, snapshot(dir.path())), "");
@@ -80,9 +83,11 @@ TEST(CliInstall, InstallStatusRollbackRoundTrip) {
   make_tree_with_old_cudnn(dir.path());
   auto before = snapshot(dir.path());
   std::string root = dir.path().string(), out;
-  ASSERT_EQ(run_command(cli() + " --yes --no-verify --cuda-root " + root + " " + archive_args(test_archive()), &out), 0) << out;
+  ASSERT_EQ(run_command(cli() + " --yes --no-verify --cuda-root " + root + " " + archive_args(test_archive()), &out), 0)
+      << out;
   EXPECT_NE(out.find("installed cuDNN 9.19.0.56"), std::string::npos) << out;
-  ASSERT_EQ(run_command(cli() + " --yes --no-verify --cuda-root " + root + " " + archive_args(test_archive()), &out), 0) << out;
+  ASSERT_EQ(run_command(cli() + " --yes --no-verify --cuda-root " + root + " " + archive_args(test_archive()), &out), 0)
+      << out;
   EXPECT_NE(out.find("already installed here: nothing to do"), std::string::npos) << out;
   ASSERT_EQ(run_command(cli() + " status --cuda-root " + root, &out), 0) << out;
   EXPECT_NE(out.find("cuDNN  9.19.0"), std::string::npos) << out;
@@ -102,7 +107,8 @@ TEST(CliInstall, ASecondRunIsRefusedWhileTheLockIsHeld) {
   auto lock = acquire_state_lock(dir.path());
   ASSERT_TRUE(lock);
   std::string out;
-  int rc = run_command(cli() + " --yes --no-verify --cuda-root " + dir.path().string() + " " + archive_args(test_archive()), &out);
+  int rc = run_command(
+      cli() + " --yes --no-verify --cuda-root " + dir.path().string() + " " + archive_args(test_archive()), &out);
   EXPECT_EQ(rc, 3) << out;
   EXPECT_NE(out.find("another cudnn-install (PID " + std::to_string(getpid()) + ")"), std::string::npos) << out;
   EXPECT_EQ(diff(before, snapshot(dir.path())), "");
@@ -113,7 +119,10 @@ TEST(CliInstall, TwoInstallsAtOnceOneRunsTheOtherIsRefusedOrFindsNothingToDo) {
   make_tree_with_old_cudnn(dir.path());
   make_tree_with_old_cudnn(reference_dir.path());
   std::string out;
-  ASSERT_EQ(run_command(cli() + " --yes -q --no-verify --cuda-root " + reference_dir.path().string() + " " + archive_args(test_archive()), &out), 0);
+  ASSERT_EQ(run_command(cli() + " --yes -q --no-verify --cuda-root " + reference_dir.path().string() + " " +
+                            archive_args(test_archive()),
+                        &out),
+            0);
   pid_t a = spawn_install(dir.path(), test_archive());
   pid_t b = spawn_install(dir.path(), test_archive());
   int ra = wait_for(a), rb = wait_for(b);
@@ -126,7 +135,10 @@ TEST(CliInstall, AStaleLockOfADeadProcessIsTakenOver) {
   make_tree_with_old_cudnn(dir.path());
   write_file(dir.path() / ".cudnn-install/lock", "999999\n");
   std::string out;
-  ASSERT_EQ(run_command(cli() + " --yes -q --no-verify --cuda-root " + dir.path().string() + " " + archive_args(test_archive()), &out), 0)
+  ASSERT_EQ(run_command(
+                cli() + " --yes -q --no-verify --cuda-root " + dir.path().string() + " " + archive_args(test_archive()),
+                &out),
+            0)
       << out;
   EXPECT_NE(read_file(dir.path() / ".cudnn-install/cudnn-install.log").find("took over the lock left by PID 999999"),
             std::string::npos);
@@ -146,7 +158,8 @@ TEST(CliInstall, SigkillAtRandomPointsThenRecoveryGivesBeforeOrAfter) {
     TempDir dir;
     make_tree_with_old_cudnn(dir.path());
     pid_t pid = spawn_install(dir.path(), test_archive());
-    std::uniform_int_distribution<long> delay(0, std::chrono::duration_cast<std::chrono::microseconds>(duration).count());
+    std::uniform_int_distribution<long> delay(0,
+                                              std::chrono::duration_cast<std::chrono::microseconds>(duration).count());
     std::this_thread::sleep_for(std::chrono::microseconds(delay(rng)));
     kill(pid, SIGKILL);
     wait_for(pid);
@@ -154,7 +167,9 @@ TEST(CliInstall, SigkillAtRandomPointsThenRecoveryGivesBeforeOrAfter) {
     ASSERT_EQ(run_command(cli() + " status --cuda-root " + dir.path().string(), &out), 0) << out;  // recovers
     Snapshot now = snapshot(dir.path());
     bool is_before = diff(before, now).empty(), is_after = diff(after, now).empty();
-    EXPECT_TRUE(is_before || is_after) << "round " << round << ":\n" << diff(before, now) << "---\n" << diff(after, now);
+    EXPECT_TRUE(is_before || is_after) << "round " << round << ":\n"
+                                       << diff(before, now) << "---\n"
+                                       << diff(after, now);
     before_count += is_before;
     after_count += is_after;
     EXPECT_TRUE(stray_temporaries(dir.path()).empty());
@@ -168,11 +183,14 @@ TEST(CliInstall, RealCudnnInstalledLoadsAndRollsBackByteExact) {
   TempDir dir;
   fs::path root = dir.path() / "cuda-13.0";
   make_linux_toolkit(root, 13000);
-  write_file(root / "include/cudnn_version.h", "#define CUDNN_MAJOR 9\n#define CUDNN_MINOR 1\n#define CUDNN_PATCHLEVEL 0\n");
+  write_file(root / "include/cudnn_version.h",
+             "#define CUDNN_MAJOR 9\n#define CUDNN_MINOR 1\n#define CUDNN_PATCHLEVEL 0\n");
   write_file(root / "lib/libcudnn.so.9", "an older libcudnn.so.9\n");
   auto before = snapshot(root);
   std::string out;
-  ASSERT_EQ(run_command(cli() + " --yes --no-verify --cuda-root " + root.string() + " " + archive_args(archive), &out), 0) << out;
+  ASSERT_EQ(run_command(cli() + " --yes --no-verify --cuda-root " + root.string() + " " + archive_args(archive), &out),
+            0)
+      << out;
   EXPECT_EQ(fs::read_symlink(root / "lib/libcudnn.so.9"), "libcudnn.so.9.19.0");
   EXPECT_EQ(cudnn_version_of(root / "lib/libcudnn.so.9"), 91900);
   ASSERT_EQ(run_command(cli() + " --rollback --cuda-root " + root.string(), &out), 0) << out;
@@ -189,9 +207,10 @@ TEST(CliInstall, TheSameFileAgainIsNeitherHashedNorReadButAChangedOneIs) {
   fs::copy_file(test_archive(), archive);
   auto sha = sha256_file(archive);
   ASSERT_TRUE(sha);
-  write_file(dir.path() / "redistrib_local.json",
-             "{\"cudnn\": {\"" + archive.filename().string() + "\": {\"relative_path\": \"x/" + archive.filename().string() +
-                 "\", \"sha256\": \"" + *sha + "\", \"size\": \"" + std::to_string(fs::file_size(archive)) + "\"}}}");
+  write_file(dir.path() / "redistrib_local.json", "{\"cudnn\": {\"" + archive.filename().string() +
+                                                      "\": {\"relative_path\": \"x/" + archive.filename().string() +
+                                                      "\", \"sha256\": \"" + *sha + "\", \"size\": \"" +
+                                                      std::to_string(fs::file_size(archive)) + "\"}}}");
   std::string install = cli() + " --yes --no-verify --cuda-root " + root.string() + " " + archive_args(archive), out;
   ASSERT_EQ(run_command(install, &out), 0) << out;
   EXPECT_EQ(out.find("hashed and listed when"), std::string::npos) << out;
@@ -220,7 +239,9 @@ TEST(CliInstall, TheSameFileAgainIsNeitherHashedNorReadButAChangedOneIs) {
 TEST(CliInstall, AnIdenticalReinstallReadsNoInstalledFileButFindsOneChangedInPlace) {
   TempDir dir;
   make_tree_with_old_cudnn(dir.path());
-  std::string install = cli() + " --yes --no-verify -v --cuda-root " + dir.path().string() + " " + archive_args(test_archive()), out;
+  std::string install = cli() + " --yes --no-verify -v --cuda-root " + dir.path().string() + " " +
+                        archive_args(test_archive()),
+              out;
   ASSERT_EQ(run_command(install, &out), 0) << out;
   ASSERT_EQ(run_command(install, &out), 0) << out;
   EXPECT_NE(out.find("debug: 0 existing files read to compare them"), std::string::npos) << out;

@@ -20,7 +20,8 @@ bool healthy_tree(const fs::path& root) {
   make_linux_toolkit(root, 13000);
   std::string out;
   run_command(std::string(CLI_PATH) + " --yes -q --no-verify --loader-config=none --cuda-root " + root.string() + " " +
-                  archive_args(archive), &out);
+                  archive_args(archive),
+              &out);
   for (const char* s : kSubs)
     if (!fs::exists(root / "lib" / (std::string("libcudnn_") + s + ".so.9")))
       write_file(root / "lib" / (std::string("libcudnn_") + s + ".so.9"), "stand-in");
@@ -67,7 +68,8 @@ TEST(Doctor, DriverOlderThanTheToolkitNeeds) {
 TEST(Doctor, AHealthyTreeHasNoProblems) {
   TempDir dir;
   if (!healthy_tree(dir.path())) GTEST_SKIP() << "no real cuDNN on this machine";
-  write_file(fs::path(getenv("CUDNN_INSTALL_ETC")) / "ld.so.conf.d/cuda.conf", fs::canonical(dir.path() / "lib").string());
+  write_file(fs::path(getenv("CUDNN_INSTALL_ETC")) / "ld.so.conf.d/cuda.conf",
+             fs::canonical(dir.path() / "lib").string());
   int rc = 0;
   auto j = doctor(dir.path(), &rc);
   EXPECT_EQ(rc, 0) << j.dump(2);
@@ -80,17 +82,18 @@ TEST(Doctor, EachProblemIsFoundWithItsFix) {
   TempDir dir;
   fs::path root = dir.path() / "cuda-\xc3\xa9";  // non-ASCII
   if (!healthy_tree(root)) GTEST_SKIP() << "no real cuDNN on this machine";
-  fs::remove(root / "lib/libcudnn_ops.so.9");                  // missing sub-library
-  fs::remove(root / "lib/libcudnn.so");                        // no -lcudnn link
-  write_file(root / "lib/libcudnn_ops_infer.so.8", "v8");      // another major beside
-  write_file(dir.path() / "other/libcudnn.so.9", "shadow");    // found first through LD_LIBRARY_PATH
+  fs::remove(root / "lib/libcudnn_ops.so.9");                // missing sub-library
+  fs::remove(root / "lib/libcudnn.so");                      // no -lcudnn link
+  write_file(root / "lib/libcudnn_ops_infer.so.8", "v8");    // another major beside
+  write_file(dir.path() / "other/libcudnn.so.9", "shadow");  // found first through LD_LIBRARY_PATH
   int rc = 0;
   auto j = doctor(root, &rc, "LD_LIBRARY_PATH=" + (dir.path() / "other").string() + " ");
   ASSERT_FALSE(j.is_discarded());
   EXPECT_EQ(rc, 5);
   for (const char* check : {"missing-sublibrary", "shadowing", "loader", "non-ascii-path", "build", "other-major"})
     EXPECT_TRUE(finding(j, check)) << check << " not reported:\n" << j.dump(2);
-  EXPECT_NE((*finding(j, "missing-sublibrary"))["summary"].get<std::string>().find("libcudnn_ops.so.9"), std::string::npos);
+  EXPECT_NE((*finding(j, "missing-sublibrary"))["summary"].get<std::string>().find("libcudnn_ops.so.9"),
+            std::string::npos);
   EXPECT_NE((*finding(j, "loader"))["fix"].get<std::string>().find("--loader-config=system"), std::string::npos);
 }
 
@@ -126,7 +129,8 @@ TEST(Doctor, NvidiaSmiDriverVersionAgainstTheMinimum) {
   in.toolkit.os = TargetOs::Windows;  // NVIDIA no longer publishes the Windows minimum for CUDA 13
   bool said_unknown = false;
   for (const auto& f : run_doctor(in))
-    said_unknown |= f.check == "driver" && f.severity == Severity::Info && f.summary.find("not published") != std::string::npos;
+    said_unknown |=
+        f.check == "driver" && f.severity == Severity::Info && f.summary.find("not published") != std::string::npos;
   EXPECT_TRUE(said_unknown);
   in.toolkit.version = {12, 4, std::nullopt};
   in.smi_driver = "526.98";
@@ -189,7 +193,8 @@ TEST(Doctor, PytorchAndTensorflowOfAnotherCudaMajorOrCudnnMajor) {
   auto found = cuda_major_findings(in);
   ASSERT_EQ(found.size(), 2u);
   EXPECT_EQ(found[0].severity, Severity::Warning);
-  EXPECT_NE(found[0].summary.find("PyTorch 2.5.1+cu124 is built for CUDA 12.4, this cuDNN for CUDA 13"), std::string::npos);
+  EXPECT_NE(found[0].summary.find("PyTorch 2.5.1+cu124 is built for CUDA 12.4, this cuDNN for CUDA 13"),
+            std::string::npos);
   EXPECT_NE(found[0].fix.find("whl/cu130"), std::string::npos);
   EXPECT_EQ(found[0].evidence, std::vector<std::string>{"/venv/torch"});
   EXPECT_NE(found[1].summary.find("built against cuDNN 8, this is cuDNN 9.19.0"), std::string::npos);
@@ -214,8 +219,9 @@ TEST(Doctor, APytorchForAnotherCudaInTheActiveVirtualenv) {
   const auto* f = finding(j, "cuda-major");
   ASSERT_TRUE(f) << j.dump(2);
   EXPECT_EQ((*f)["severity"], "warning");
-  EXPECT_NE((*f)["summary"].get<std::string>().find("PyTorch 2.5.1+cu124 is built for CUDA 12.4, this cuDNN for CUDA 13"),
-            std::string::npos)
+  EXPECT_NE(
+      (*f)["summary"].get<std::string>().find("PyTorch 2.5.1+cu124 is built for CUDA 12.4, this cuDNN for CUDA 13"),
+      std::string::npos)
       << j.dump(2);
 }
 
@@ -235,7 +241,8 @@ DoctorInputs windows_inputs(const std::string& cudnn) {
 }
 
 // A copy: the findings are usually a temporary.
-std::optional<Finding> find(const std::vector<Finding>& findings, const std::string& check, const std::string& text = "") {
+std::optional<Finding> find(const std::vector<Finding>& findings, const std::string& check,
+                            const std::string& text = "") {
   for (const auto& f : findings)
     if (f.check == check && f.summary.find(text) != std::string::npos) return f;
   return std::nullopt;
@@ -245,8 +252,11 @@ std::optional<Finding> find(const std::vector<Finding>& findings, const std::str
 
 TEST(DoctorWindows, ZlibwapiIsNeededFrom83To89AndUnclearFor90And91) {
   for (auto [version, severity] : {std::pair<std::string, std::optional<Severity>>{"8.9.5", Severity::Error},
-                                   {"8.3.2", Severity::Error}, {"8.2.2", std::nullopt}, {"9.1.0", Severity::Info},
-                                   {"9.2.0", std::nullopt}, {"9.19.0", std::nullopt}}) {
+                                   {"8.3.2", Severity::Error},
+                                   {"8.2.2", std::nullopt},
+                                   {"9.1.0", Severity::Info},
+                                   {"9.2.0", std::nullopt},
+                                   {"9.19.0", std::nullopt}}) {
     auto in = windows_inputs(version);
     in.windows->zlibwapi_found = false;
     auto f = find(windows_findings(in), "zlibwapi");

@@ -34,9 +34,11 @@ PathQuery query(std::vector<std::u16string> holding_cudnn = {}) {
 // A 3000+ character PATH as a long-used machine has it: unexpanded variables, a quoted entry with
 // a ';' inside, an entry that is a prefix of the CUDA directory, and a trailing ';'.
 std::u16string long_path() {
-  std::u16string p = u"%SystemRoot%\\system32;%SystemRoot%;\"C:\\Tools;Quoted\\bin\";"
-                     u"C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.4\\bi;";
-  for (int i = 0; p.size() < 3100; ++i) p += u"C:\\Program Files\\Vendor" + std::u16string(1, char16_t(u'A' + i % 26)) + u"\\bin;";
+  std::u16string p =
+      u"%SystemRoot%\\system32;%SystemRoot%;\"C:\\Tools;Quoted\\bin\";"
+      u"C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.4\\bi;";
+  for (int i = 0; p.size() < 3100; ++i)
+    p += u"C:\\Program Files\\Vendor" + std::u16string(1, char16_t(u'A' + i % 26)) + u"\\bin;";
   return p;
 }
 
@@ -49,7 +51,8 @@ std::size_t count_entries(const std::u16string& value, const std::u16string& dir
 }  // namespace
 
 TEST(Env, SplitAndJoinGiveBackEveryByte) {
-  for (std::u16string v : std::vector<std::u16string>{u"", u";", u"a;;b;", u"\"x;y\";z", u"\"unterminated;quote", long_path()})
+  for (std::u16string v :
+       std::vector<std::u16string>{u"", u";", u"a;;b;", u"\"x;y\";z", u"\"unterminated;quote", long_path()})
     EXPECT_EQ(join_path_value(split_path_value(v)), v);
   EXPECT_EQ(split_path_value(u"\"C:\\a;b\";C:\\c").size(), 2u);
 }
@@ -117,4 +120,3 @@ TEST(Env, AResultOverTheLimitIsRefused) {
   EXPECT_EQ(r.error().code, ErrorCode::EnvLimit);
   EXPECT_NE(r.error().message.find("32767"), std::string::npos);
 }
-

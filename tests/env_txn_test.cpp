@@ -18,7 +18,8 @@ PathQuery cuda_query() { return {kCudaBin, nullptr, nullptr}; }
 
 std::u16string long_machine_path() {
   std::u16string p = u"%SystemRoot%\\system32;%SystemRoot%;\"C:\\Tools;Quoted\\bin\";";
-  for (int i = 0; p.size() < 3100; ++i) p += u"C:\\Program Files\\Vendor" + std::u16string(1, char16_t(u'A' + i % 26)) + u"\\bin;";
+  for (int i = 0; p.size() < 3100; ++i)
+    p += u"C:\\Program Files\\Vendor" + std::u16string(1, char16_t(u'A' + i % 26)) + u"\\bin;";
   return p;
 }
 

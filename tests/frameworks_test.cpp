@@ -15,13 +15,15 @@ const char* kTorchCu124 =
     "from typing import Optional\n\n__all__ = ['__version__', 'debug', 'cuda', 'git_version', 'hip']\n"
     "__version__ = '2.5.1+cu124'\ndebug = False\ncuda: Optional[str] = '12.4'\n"
     "git_version = 'a8d6afb511a69687bbb2b7e88a3cf67917e1697e'\nhip: Optional[str] = None\n";
-const char* kTorchCpu = "__version__ = '2.5.1+cpu'\ndebug = False\ncuda: Optional[str] = None\nhip: Optional[str] = None\n";
+const char* kTorchCpu =
+    "__version__ = '2.5.1+cpu'\ndebug = False\ncuda: Optional[str] = None\nhip: Optional[str] = None\n";
 // TensorFlow 2.15's build_info.py (tuple form), and the dict form of older releases.
 const char* kTfTuples =
     "import collections\nbuild_info = collections.OrderedDict([('cpu_compiler', '/usr/lib/llvm-16/bin/clang'), "
     "('cuda_compute_capabilities', ['sm_50', 'sm_60', 'sm_70', 'sm_80', 'compute_90']), ('cuda_version', '12.2'), "
     "('cudnn_version', '8'), ('is_cuda_build', True), ('is_rocm_build', False), ('is_tensorrt_build', True)])\n";
-const char* kTfDict = "build_info = {\n  \"cuda_version\": \"11.2\",\n  \"cudnn_version\": \"8\",\n  \"is_cuda_build\": True,\n}\n";
+const char* kTfDict =
+    "build_info = {\n  \"cuda_version\": \"11.2\",\n  \"cudnn_version\": \"8\",\n  \"is_cuda_build\": True,\n}\n";
 const char* kTfCpu = "build_info = collections.OrderedDict([('is_cuda_build', False), ('is_rocm_build', False)])\n";
 
 #ifdef _WIN32
@@ -72,8 +74,8 @@ TEST(Frameworks, FoundInTheVirtualenvAndThroughThePythonOnPath) {
   write_file(conda_site / "tensorflow/python/platform/build_info.py", kTfTuples);
   fs::create_directories(conda_site / "tensorflow-2.15.0.dist-info");
 
-  PythonEnvironment env{(dir.path() / "venv").string(), "", "/nonexistent" + std::string(1, kSep) + (conda / "bin").string(),
-                        "", kSep};
+  PythonEnvironment env{(dir.path() / "venv").string(), "",
+                        "/nonexistent" + std::string(1, kSep) + (conda / "bin").string(), "", kSep};
   auto dirs = site_packages_dirs(env);
   ASSERT_EQ(dirs.size(), 2u);
   EXPECT_EQ(dirs[0], venv_site);

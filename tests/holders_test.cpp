@@ -9,7 +9,8 @@ using namespace cudnn_install::test;
 
 namespace {
 
-const std::vector<WatchedFile> kFiles = {{"C:/CUDA/v13.0/bin/x64/cudnn64_9.dll", {}}, {"C:/CUDA/v13.0/bin/x64/cudnn_ops64_9.dll", {}}};
+const std::vector<WatchedFile> kFiles = {{"C:/CUDA/v13.0/bin/x64/cudnn64_9.dll", {}},
+                                         {"C:/CUDA/v13.0/bin/x64/cudnn_ops64_9.dll", {}}};
 
 HolderScan python_holds_cudnn() {
   Holder h;

@@ -79,7 +79,8 @@ TEST(Integrity, MatchUnknownAndMismatch) {
 TEST(Integrity, Sha256OfAFile) {
   TempDir dir;
   write_file(dir.path() / "abc", "abc");
-  EXPECT_EQ(sha256_file(dir.path() / "abc").value(), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_EQ(sha256_file(dir.path() / "abc").value(),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
 }
 
 // The file is hashed in chunks read on a second thread: sizes around the chunk boundaries, against
@@ -110,13 +111,20 @@ TEST(Integrity, CliRefusesATamperedArchiveAndWarnsAboutUnknownOnes) {
   make_linux_toolkit(dir.path(), 13000);
   std::string archive = std::string(CORPUS_DIR) + "/good/cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz";
   std::string out;
-  EXPECT_EQ(run_command(std::string(CLI_PATH) + " --dry-run --cuda-root " + dir.path().string() + " " + archive, &out), 2);
+  EXPECT_EQ(run_command(std::string(CLI_PATH) + " --dry-run --cuda-root " + dir.path().string() + " " + archive, &out),
+            2);
   EXPECT_NE(out.find("does not match the table of known cuDNN archives"), std::string::npos) << out;
-  EXPECT_EQ(run_command(std::string(CLI_PATH) + " --dry-run --cuda-root " + dir.path().string() + " " + archive_args(archive), &out), 0);
+  EXPECT_EQ(
+      run_command(std::string(CLI_PATH) + " --dry-run --cuda-root " + dir.path().string() + " " + archive_args(archive),
+                  &out),
+      0);
   EXPECT_NE(out.find("matches manifest redistrib_local.json"), std::string::npos) << out;
   fs::copy_file(archive, dir.path() / "renamed.tar.xz");
   EXPECT_EQ(run_command(std::string(CLI_PATH) + " --dry-run --force-name --cuda-root " + dir.path().string() + " " +
-                            (dir.path() / "renamed.tar.xz").string(), &out), 0) << out;
+                            (dir.path() / "renamed.tar.xz").string(),
+                        &out),
+            0)
+      << out;
   EXPECT_NE(out.find("not in the table of known cuDNN archives"), std::string::npos) << out;
   EXPECT_NE(out.find("--manifest"), std::string::npos) << out;
 }

@@ -14,8 +14,8 @@ namespace {
 struct Layout {
   const char* name;
   void (*make)(const fs::path&);
-  const char* lib_dir;      // where the libraries must land
-  const char* symlinked[2]; // directories that must still be symlinks afterwards
+  const char* lib_dir;       // where the libraries must land
+  const char* symlinked[2];  // directories that must still be symlinks afterwards
 };
 
 void pip_assembled(const fs::path& r) { make_linux_toolkit(r, 13000); }
@@ -37,7 +37,9 @@ void distribution(const fs::path& r) {  // nvidia-cuda-toolkit in /usr
 TEST(Layouts, InstallAndRollbackInEveryLinuxLayout) {
   const Layout layouts[] = {
       {"pip-assembled (lib64 -> lib)", pip_assembled, "lib", {"lib64", nullptr}},
-      {"installer (include, lib64 -> targets/x86_64-linux)", installer_targets, "targets/x86_64-linux/lib",
+      {"installer (include, lib64 -> targets/x86_64-linux)",
+       installer_targets,
+       "targets/x86_64-linux/lib",
        {"include", "lib64"}},
       {"distribution package (/usr)", distribution, "lib/x86_64-linux-gnu", {nullptr, nullptr}},
   };

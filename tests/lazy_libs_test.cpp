@@ -61,7 +61,8 @@ TEST(LazyLibs, FindsAFunctionAndNamesOneThatIsMissing) {
 TEST(LazyLibs, OnlyCommandsThatReadAnArchiveLoadTheArchiveLibraries) {
   TempDir dir;
   make_tree_with_old_cudnn(dir.path());
-  std::string tool = std::string(CLI_PATH) + " --yes --no-verify --loader-config=none --cuda-root " + dir.path().string();
+  std::string tool =
+      std::string(CLI_PATH) + " --yes --no-verify --loader-config=none --cuda-root " + dir.path().string();
   std::string archive = archive_args(corpus_archive("cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz"));
 
   std::string first = libraries_loaded_by(tool + " " + archive);

@@ -67,8 +67,8 @@ TEST(Loader, FindsCopiesThatShadowTheToolkit) {
   write_file(dir.path() / "later/libcudnn.so.9", "after ours: shadowed by ours, not shadowing");
   write_file(dir.path() / "etc/ld.so.conf", "");
   LoaderEnv env = sandbox_env(dir.path() / "etc");
-  env.ld_library_path = (dir.path() / "old").string() + ":" + (dir.path() / "cuda/lib").string() + ":" +
-                        (dir.path() / "later").string();
+  env.ld_library_path =
+      (dir.path() / "old").string() + ":" + (dir.path() / "cuda/lib").string() + ":" + (dir.path() / "later").string();
   env.conda_prefix = dir.path() / "conda";
   auto shadows = find_shadowing(toolkit_at(dir.path() / "cuda"), 9, env);
   ASSERT_EQ(shadows.size(), 2u);
@@ -84,11 +84,16 @@ TEST(Loader, InstallAddsTheConfEntryAndRollbackRemovesIt) {
   make_tree_with_old_cudnn(root);
   write_file(etc / "ld.so.conf", "include /etc/ld.so.conf.d/*.conf\n");
   fs::create_directories(etc / "ld.so.conf.d");
-  std::string env = "CUDNN_INSTALL_ETC=" + etc.string() + " CUDNN_INSTALL_LDCONFIG='echo called >> " + calls.string() + "' ";
+  std::string env =
+      "CUDNN_INSTALL_ETC=" + etc.string() + " CUDNN_INSTALL_LDCONFIG='echo called >> " + calls.string() + "' ";
   std::string archive = archive_args(corpus_archive("cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz"));
   auto etc_before = snapshot(etc, "");
   std::string out;
-  ASSERT_EQ(run_command(env + CLI_PATH + " --yes --no-verify --loader-config=system --cuda-root " + root.string() + " " + archive, &out), 0) << out;
+  ASSERT_EQ(run_command(env + CLI_PATH + " --yes --no-verify --loader-config=system --cuda-root " + root.string() +
+                            " " + archive,
+                        &out),
+            0)
+      << out;
   fs::path conf = etc / "ld.so.conf.d/cudnn-install-cuda-13.0.conf";
   EXPECT_EQ(read_file(conf), fs::canonical(root / "lib").string() + "\n");
   EXPECT_EQ(read_file(calls), "called\n");
@@ -105,8 +110,11 @@ TEST(Loader, PrintModeWritesNothingOutsideTheToolkit) {
   make_tree_with_old_cudnn(root);
   write_file(etc / "ld.so.conf", "");
   std::string out;
-  ASSERT_EQ(run_command("CUDNN_INSTALL_ETC=" + etc.string() + " " + CLI_PATH + " --yes --no-verify --loader-config=print --cuda-root " +
-                            root.string() + " " + archive_args(corpus_archive("cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz")), &out), 0)
+  ASSERT_EQ(run_command("CUDNN_INSTALL_ETC=" + etc.string() + " " + CLI_PATH +
+                            " --yes --no-verify --loader-config=print --cuda-root " + root.string() + " " +
+                            archive_args(corpus_archive("cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz")),
+                        &out),
+            0)
       << out;
   EXPECT_NE(out.find("export LD_LIBRARY_PATH="), std::string::npos) << out;
   EXPECT_FALSE(fs::exists(etc / "ld.so.conf.d"));

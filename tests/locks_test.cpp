@@ -156,17 +156,24 @@ TEST(Locks, AProcessOfAnotherUserIsFoundOrUnknown) {
 TEST(Locks, CliWarnsByDefaultAndRefusesWithRequireNoHolders) {
   TempDir dir;
   make_tree_with_old_cudnn(dir.path());
-  fs::copy_file("/lib/x86_64-linux-gnu/libz.so.1", dir.path() / "lib/libcudnn.so.9.1.0", fs::copy_options::overwrite_existing);
+  fs::copy_file("/lib/x86_64-linux-gnu/libz.so.1", dir.path() / "lib/libcudnn.so.9.1.0",
+                fs::copy_options::overwrite_existing);
   Child app({"python3", "-c", kDlopen, (dir.path() / "lib/libcudnn.so.9.1.0").string()});
   ASSERT_TRUE(app.ready());
   auto before = snapshot(dir.path());
   std::string archive = archive_args(corpus_archive("cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz"));
   std::string out, pid = "PID " + std::to_string(app.pid());
   EXPECT_EQ(run_command(std::string(CLI_PATH) + " --yes --no-verify --require-no-holders --cuda-root " +
-                            dir.path().string() + " " + archive, &out), 3) << out;
+                            dir.path().string() + " " + archive,
+                        &out),
+            3)
+      << out;
   EXPECT_NE(out.find(pid), std::string::npos) << out;
   EXPECT_EQ(diff(before, snapshot(dir.path())), "");
-  EXPECT_EQ(run_command(std::string(CLI_PATH) + " --yes --no-verify --cuda-root " + dir.path().string() + " " + archive, &out), 0) << out;
+  EXPECT_EQ(run_command(std::string(CLI_PATH) + " --yes --no-verify --cuda-root " + dir.path().string() + " " + archive,
+                        &out),
+            0)
+      << out;
   EXPECT_NE(out.find("keep running the old cuDNN until restarted"), std::string::npos) << out;
   EXPECT_NE(out.find("restart these to use the new cuDNN"), std::string::npos) << out;
   EXPECT_NE(out.find(pid), std::string::npos) << out;

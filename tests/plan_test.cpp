@@ -44,7 +44,9 @@ Toolkit linux_toolkit(int cuda_major = 13) {
   return tk;
 }
 
-ExistingFile existing(std::uint64_t size, std::uint32_t crc) { return ExistingFile{EntryType::File, size, 0644, {}, crc}; }
+ExistingFile existing(std::uint64_t size, std::uint32_t crc) {
+  return ExistingFile{EntryType::File, size, 0644, {}, crc};
+}
 
 const Step& step_for(const Plan& plan, const std::string& target) {
   for (const auto& s : plan.steps)
@@ -80,8 +82,9 @@ TEST(Plan, SymlinksCompareByTarget) {
   TreeState tree;
   tree.targets["lib/libcudnn.so.9"] = ExistingFile{EntryType::Symlink, 0, 0, "libcudnn.so.9.1.0", std::nullopt};
   tree.targets["lib/libcudnn.so"] = ExistingFile{EntryType::Symlink, 0, 0, "libcudnn.so.8", std::nullopt};
-  auto plan = make_plan(linux_archive(9, 1, {symlink_entry("lib/libcudnn.so.9", "libcudnn.so.9.1.0"),
-                                             symlink_entry("lib/libcudnn.so", "libcudnn.so.9")}),
+  auto plan = make_plan(linux_archive(9, 1,
+                                      {symlink_entry("lib/libcudnn.so.9", "libcudnn.so.9.1.0"),
+                                       symlink_entry("lib/libcudnn.so", "libcudnn.so.9")}),
                         linux_toolkit(), tree, {});
   ASSERT_TRUE(plan);
   EXPECT_EQ(step_for(*plan, "lib/libcudnn.so.9").action, Action::SkipIdentical);
@@ -91,7 +94,7 @@ TEST(Plan, SymlinksCompareByTarget) {
 
 TEST(Plan, StaleFilesOfTheSameMajorAreRemovedOthersKept) {
   TreeState tree;
-  tree.cudnn_files["lib/libcudnn.so.9.0.0"] = existing(5, 5);    // older 9.x real file
+  tree.cudnn_files["lib/libcudnn.so.9.0.0"] = existing(5, 5);        // older 9.x real file
   tree.cudnn_files["lib/libcudnn_ops_infer.so.8"] = existing(5, 5);  // cuDNN 8 sublib
   tree.cudnn_files["include/cudnn_ops_infer.h"] = existing(5, 5);    // cuDNN 8 header
   tree.cudnn_files["lib/libcudnn.so.9.1.0"] = existing(10, 1);       // part of the new set

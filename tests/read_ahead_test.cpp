@@ -30,7 +30,9 @@ std::string read_through(ReadAhead& reader, std::size_t* chunks = nullptr) {
 // Serves `good` bytes, then fails as a disk would: istream turns the exception into badbit.
 class FailingBuffer : public std::streambuf {
  public:
-  explicit FailingBuffer(std::string good) : good_(std::move(good)) { setg(good_.data(), good_.data(), good_.data() + good_.size()); }
+  explicit FailingBuffer(std::string good) : good_(std::move(good)) {
+    setg(good_.data(), good_.data(), good_.data() + good_.size());
+  }
 
  protected:
   int_type underflow() override { throw std::runtime_error("I/O error"); }
@@ -42,7 +44,8 @@ class FailingBuffer : public std::streambuf {
 }  // namespace
 
 TEST(ReadAhead, GivesEveryByteInOrderAtEachChunkBoundary) {
-  for (std::size_t size : {std::size_t{0}, std::size_t{1}, kChunk - 1, kChunk, kChunk + 1, 2 * kChunk, 2 * kChunk + 7}) {
+  for (std::size_t size :
+       {std::size_t{0}, std::size_t{1}, kChunk - 1, kChunk, kChunk + 1, 2 * kChunk, 2 * kChunk + 7}) {
     std::string data = pattern(size);
     std::istringstream in(data);
     ReadAhead reader(in);

@@ -29,7 +29,8 @@ nlohmann::json verify_json(const fs::path& root, int* rc) {
 
 void fake_cudnn_tree(const fs::path& root, const std::string& main_library_bytes) {
   make_linux_toolkit(root, 13000);
-  write_file(root / "include/cudnn_version.h", "#define CUDNN_MAJOR 9\n#define CUDNN_MINOR 19\n#define CUDNN_PATCHLEVEL 0\n");
+  write_file(root / "include/cudnn_version.h",
+             "#define CUDNN_MAJOR 9\n#define CUDNN_MINOR 19\n#define CUDNN_PATCHLEVEL 0\n");
   write_file(root / "lib/libcudnn.so.9", main_library_bytes);
   for (const char* sub : {"adv", "cnn", "engines_precompiled", "engines_runtime_compiled", "graph", "heuristic", "ops"})
     write_file(root / "lib" / (std::string("libcudnn_") + sub + ".so.9"), "stand-in");
@@ -66,7 +67,8 @@ TEST(Verify, AnInstallWithoutItsSubLibrariesFails) {
   TempDir dir;
   make_linux_toolkit(dir.path(), 13000);
   std::string out;
-  EXPECT_EQ(run_command(cli() + " --yes --cuda-root " + dir.path().string() + " " + archive_args(archive), &out), 5) << out;
+  EXPECT_EQ(run_command(cli() + " --yes --cuda-root " + dir.path().string() + " " + archive_args(archive), &out), 5)
+      << out;
   EXPECT_NE(out.find("libcudnn_ops.so.9 is missing"), std::string::npos) << out;
   EXPECT_NE(out.find("cudnnGetVersion() = 91900"), std::string::npos) << out;
   EXPECT_NE(out.find("verification FAILED"), std::string::npos) << out;
@@ -101,7 +103,8 @@ TEST(Verify, MixedVersionsInTheSymlinkChain) {
   int rc = 0;
   auto j = verify_json(dir.path(), &rc);
   EXPECT_EQ(rc, 5);
-  EXPECT_NE(j["problems"].dump().find("libcudnn_ops.so.9 is version 9.1.0 but the header says 9.19.0"), std::string::npos)
+  EXPECT_NE(j["problems"].dump().find("libcudnn_ops.so.9 is version 9.1.0 but the header says 9.19.0"),
+            std::string::npos)
       << j.dump(2);
 }
 

@@ -17,8 +17,10 @@ std::string common_top_folder(const std::vector<RawEntry>& entries) {
     std::string name = normalise_entry_name(e.name);
     if (name.find('/') == std::string::npos && e.type != EntryType::Directory) return {};
     std::string first = first_component(name);
-    if (top.empty()) top = first;
-    else if (first != top) return {};
+    if (top.empty())
+      top = first;
+    else if (first != top)
+      return {};
   }
   return top;
 }
@@ -43,8 +45,8 @@ Result<void> check_completeness(const std::vector<Entry>& entries, const std::st
         return e.role == Role::Dll || e.role == Role::SharedLib || e.role == Role::ImportLib ||
                e.role == Role::StaticLib;
       }))
-    return fail(ErrorCode::BadArchive, label + " has no libraries (bin/, lib/ or lib64/): it is not a complete cuDNN archive",
-                label);
+    return fail(ErrorCode::BadArchive,
+                label + " has no libraries (bin/, lib/ or lib64/): it is not a complete cuDNN archive", label);
   return {};
 }
 
@@ -100,7 +102,8 @@ Result<ArchiveInfo> inspect_listing(Listing listing, std::optional<ArchiveName> 
                 header->raw.name);
   for (const auto& e : info.entries)
     if (dest_of(e.role) == DestDir::None)
-      info.ignored.push_back(e.rel + (e.role == Role::License ? " (license, not installed)" : " (unknown, not installed)"));
+      info.ignored.push_back(e.rel +
+                             (e.role == Role::License ? " (license, not installed)" : " (unknown, not installed)"));
   return info;
 }
 

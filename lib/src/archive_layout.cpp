@@ -20,8 +20,8 @@ std::vector<std::string> components(const std::string& rel) {
 }
 
 bool is_shared_lib(const std::string& name) {
-  return name.starts_with("lib") && (name.ends_with(".so") || name.find(".so.") != std::string::npos ||
-                                     name.ends_with(".dylib"));
+  return name.starts_with("lib") &&
+         (name.ends_with(".so") || name.find(".so.") != std::string::npos || name.ends_with(".dylib"));
 }
 
 Role classify_lib_file(const std::string& name) {
@@ -52,28 +52,41 @@ Role classify(const std::string& rel) {
 
 DestDir dest_of(Role role) {
   switch (role) {
-    case Role::Header: return DestDir::Include;
-    case Role::Dll: return DestDir::Bin;
-    case Role::ImportLib: return DestDir::ImportLib;
+    case Role::Header:
+      return DestDir::Include;
+    case Role::Dll:
+      return DestDir::Bin;
+    case Role::ImportLib:
+      return DestDir::ImportLib;
     case Role::SharedLib:
-    case Role::StaticLib: return DestDir::Lib;
+    case Role::StaticLib:
+      return DestDir::Lib;
     case Role::License:
     case Role::Unknown:
-    case Role::LoaderConfig: return DestDir::None;
+    case Role::LoaderConfig:
+      return DestDir::None;
   }
   return DestDir::None;
 }
 
 const char* to_string(Role role) {
   switch (role) {
-    case Role::Header: return "header";
-    case Role::Dll: return "dll";
-    case Role::ImportLib: return "import-lib";
-    case Role::SharedLib: return "shared-lib";
-    case Role::StaticLib: return "static-lib";
-    case Role::License: return "license";
-    case Role::Unknown: return "unknown";
-    case Role::LoaderConfig: return "loader-config";
+    case Role::Header:
+      return "header";
+    case Role::Dll:
+      return "dll";
+    case Role::ImportLib:
+      return "import-lib";
+    case Role::SharedLib:
+      return "shared-lib";
+    case Role::StaticLib:
+      return "static-lib";
+    case Role::License:
+      return "license";
+    case Role::Unknown:
+      return "unknown";
+    case Role::LoaderConfig:
+      return "loader-config";
   }
   return "?";
 }

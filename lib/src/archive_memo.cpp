@@ -36,7 +36,10 @@ json to_json(const ArchiveMemo& m) {
   json entries = json::array();
   for (const auto& e : m.listing.entries) entries.push_back(to_json(e));
   return {{"identity", identity_json(m.identity)},
-          {"sha256", m.sha256}, {"time", m.time}, {"entries", entries}, {"captured", m.listing.captured}};
+          {"sha256", m.sha256},
+          {"time", m.time},
+          {"entries", entries},
+          {"captured", m.listing.captured}};
 }
 
 ArchiveMemo memo_from(const json& j) {

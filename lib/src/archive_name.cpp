@@ -108,8 +108,10 @@ bool CudnnVersion::same_release(const CudnnVersion& other) const {
 }
 
 Result<ArchiveName> parse_archive_name(std::string_view file_name) {
-  static const std::regex modern(R"(cudnn-((?:linux|windows)-[a-z0-9_]+)-([0-9.]+)_cuda([0-9.]+)-archive\.(tar\.xz|zip))");
-  static const std::regex legacy(R"(cudnn-([0-9]+\.[0-9]+)-((?:linux|windows[0-9]*|osx)-[a-z0-9_]+)-v([0-9.]+)\.(tgz|zip))");
+  static const std::regex modern(
+      R"(cudnn-((?:linux|windows)-[a-z0-9_]+)-([0-9.]+)_cuda([0-9.]+)-archive\.(tar\.xz|zip))");
+  static const std::regex legacy(
+      R"(cudnn-([0-9]+\.[0-9]+)-((?:linux|windows[0-9]*|osx)-[a-z0-9_]+)-v([0-9.]+)\.(tgz|zip))");
   ArchiveName name;
   name.file_name = std::string(file_name);
   std::smatch m;
@@ -138,18 +140,24 @@ std::optional<Container> container_from_extension(std::string_view file_name) {
 
 const char* to_string(TargetOs os) {
   switch (os) {
-    case TargetOs::Linux: return "linux";
-    case TargetOs::Windows: return "windows";
-    case TargetOs::MacOs: return "macos";
+    case TargetOs::Linux:
+      return "linux";
+    case TargetOs::Windows:
+      return "windows";
+    case TargetOs::MacOs:
+      return "macos";
   }
   return "?";
 }
 
 const char* to_string(Container c) {
   switch (c) {
-    case Container::Zip: return "zip";
-    case Container::TarXz: return "tar.xz";
-    case Container::Tgz: return "tgz";
+    case Container::Zip:
+      return "zip";
+    case Container::TarXz:
+      return "tar.xz";
+    case Container::Tgz:
+      return "tgz";
   }
   return "?";
 }

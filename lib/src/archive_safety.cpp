@@ -39,11 +39,16 @@ std::string unsafe_by_itself(const RawEntry& e, const std::string& name, TargetO
   if (os == TargetOs::Windows && name.find_first_of("<>:\"|?*") != std::string::npos)
     return "contains characters that are invalid in Windows file names";
   switch (e.type) {
-    case EntryType::Hardlink: return "is a hard link (to '" + e.link_target + "')";
-    case EntryType::Device: return "is a device node";
-    case EntryType::Fifo: return "is a FIFO";
-    case EntryType::Other: return "is not a regular file, directory or symlink";
-    default: break;
+    case EntryType::Hardlink:
+      return "is a hard link (to '" + e.link_target + "')";
+    case EntryType::Device:
+      return "is a device node";
+    case EntryType::Fifo:
+      return "is a FIFO";
+    case EntryType::Other:
+      return "is not a regular file, directory or symlink";
+    default:
+      break;
   }
   if (e.type == EntryType::Symlink) {
     const std::string& t = e.link_target;
@@ -89,9 +94,15 @@ Result<void> check_entry_safety(const std::vector<RawEntry>& entries, TargetOs o
   for (const auto& e : entries) {
     std::string name = normalise_entry_name(e.name);
     if (e.type == EntryType::Symlink) symlinks.insert(name);  // even a refused one: nothing may go through it
-    if (auto why = unsafe_by_itself(e, name, os); !why.empty()) { refuse(e.name, why); continue; }
+    if (auto why = unsafe_by_itself(e, name, os); !why.empty()) {
+      refuse(e.name, why);
+      continue;
+    }
     if (e.type == EntryType::Directory) continue;
-    if (!by_name.emplace(name, &e).second) { refuse(e.name, "appears twice in the archive"); continue; }
+    if (!by_name.emplace(name, &e).second) {
+      refuse(e.name, "appears twice in the archive");
+      continue;
+    }
     auto [it, fresh] = by_folded_name.emplace(util::lower(name), name);
     if (!fresh && os == TargetOs::Windows)
       refuse(e.name, "differs from '" + it->second + "' only in case (they collide on Windows)");

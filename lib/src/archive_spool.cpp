@@ -1,8 +1,8 @@
 // One decoding pass for compressed tars: list, check and copy in the same pass (see archive.hpp).
 #include "archive_inspect.hpp"
+#include "cudnn_install/archive.hpp"
 #include "entry_digest.hpp"
 #include "read_progress.hpp"
-#include "cudnn_install/archive.hpp"
 
 namespace fs = std::filesystem;
 
@@ -20,8 +20,10 @@ class Spooler {
       : fs_(fs), dir_(std::move(dir)), progress_(progress), file_bytes_(file_bytes) {
     std::error_code ec;
     auto space = fs::space(dir_.parent_path(), ec);
-    if (ec) budget_ = UINT64_MAX;  // unknown: the writes themselves report a full disk
-    else if (space.available > kSpoolReserveBytes) budget_ = space.available - kSpoolReserveBytes;
+    if (ec)
+      budget_ = UINT64_MAX;  // unknown: the writes themselves report a full disk
+    else if (space.available > kSpoolReserveBytes)
+      budget_ = space.available - kSpoolReserveBytes;
   }
 
   Result<Listing> run(ArchiveReader& reader) {
@@ -44,8 +46,8 @@ class Spooler {
     if (auto ok = digest_.start(e, is_version_header(e)); !ok) return std::unexpected(ok.error());
     if (e.size > budget_ - spooled_bytes_)
       return fail(ErrorCode::Io,
-                  "the archive unpacks to more than the free space on " + dir_.parent_path().string() +
-                      " (entry '" + e.name + "' is " + std::to_string(e.size >> 20) + " MiB): free some space first",
+                  "the archive unpacks to more than the free space on " + dir_.parent_path().string() + " (entry '" +
+                      e.name + "' is " + std::to_string(e.size >> 20) + " MiB): free some space first",
                   e.name);
     spooled_bytes_ += e.size;
     fs::path file = dir_ / std::to_string(listing_.entries.size());

@@ -1,10 +1,10 @@
 // tar.xz and tgz archives through libarchive. A compressed tar cannot be searched, so list()
 // decodes the whole stream once, computing each entry's CRC-32 and keeping the headers asked for.
 #include "archive_xz.hpp"
-#include "entry_digest.hpp"
-#include "read_progress.hpp"
 #include "cudnn_install/archive_reader.hpp"
+#include "entry_digest.hpp"
 #include "lazy_libs.hpp"
+#include "read_progress.hpp"
 
 namespace cudnn_install {
 namespace {
@@ -18,13 +18,19 @@ using ArchivePtr = std::unique_ptr<archive, ArchiveCloser>;
 EntryType type_of(const LibArchive& api, archive_entry* e) {
   if (api.archive_entry_hardlink(e) != nullptr) return EntryType::Hardlink;
   switch (api.archive_entry_filetype(e)) {
-    case AE_IFREG: return EntryType::File;
-    case AE_IFDIR: return EntryType::Directory;
-    case AE_IFLNK: return EntryType::Symlink;
+    case AE_IFREG:
+      return EntryType::File;
+    case AE_IFDIR:
+      return EntryType::Directory;
+    case AE_IFLNK:
+      return EntryType::Symlink;
     case AE_IFCHR:
-    case AE_IFBLK: return EntryType::Device;
-    case AE_IFIFO: return EntryType::Fifo;
-    default: return EntryType::Other;
+    case AE_IFBLK:
+      return EntryType::Device;
+    case AE_IFIFO:
+      return EntryType::Fifo;
+    default:
+      return EntryType::Other;
   }
 }
 
@@ -115,8 +121,10 @@ class TarReader final : public ArchiveReader {
     api_.archive_read_support_filter_gzip(a);
     api_.archive_read_support_format_tar(a);
     int rc = ARCHIVE_OK;
-    if (!bytes_.empty() || path_.empty()) rc = api_.archive_read_open_memory(a, bytes_.data(), bytes_.size());
-    else if (!(o.xz = open_xz_threaded(api_, a, path_, &rc))) rc = api_.archive_read_open_filename(a, path_.c_str(), 1 << 20);
+    if (!bytes_.empty() || path_.empty())
+      rc = api_.archive_read_open_memory(a, bytes_.data(), bytes_.size());
+    else if (!(o.xz = open_xz_threaded(api_, a, path_, &rc)))
+      rc = api_.archive_read_open_filename(a, path_.c_str(), 1 << 20);
     if (rc != ARCHIVE_OK) {
       auto r = corrupt(a, "cannot open");
       return std::unexpected(r.error());

@@ -46,8 +46,10 @@ class XzSource {
       stream_.avail_out = out_.size();
       lzma_ret ret = lzma_code(&stream_, input_done_ ? LZMA_FINISH : LZMA_RUN);
       std::size_t produced = out_.size() - stream_.avail_out;
-      if (ret == LZMA_STREAM_END) finished_ = true;
-      else if (ret != LZMA_OK) return fail(a, ret);
+      if (ret == LZMA_STREAM_END)
+        finished_ = true;
+      else if (ret != LZMA_OK)
+        return fail(a, ret);
       if (produced > 0) {
         *buffer = out_.data();
         return static_cast<la_ssize_t>(produced);
@@ -65,11 +67,11 @@ class XzSource {
   }
 
   la_ssize_t fail(archive* a, lzma_ret ret) {
-    const char* why = ret == LZMA_DATA_ERROR ? "corrupt xz data"
-                      : ret == LZMA_BUF_ERROR ? "the xz data ends too early"
+    const char* why = ret == LZMA_DATA_ERROR     ? "corrupt xz data"
+                      : ret == LZMA_BUF_ERROR    ? "the xz data ends too early"
                       : ret == LZMA_FORMAT_ERROR ? "not xz data"
-                      : ret == LZMA_MEM_ERROR ? "out of memory"
-                                              : "xz decoder error";
+                      : ret == LZMA_MEM_ERROR    ? "out of memory"
+                                                 : "xz decoder error";
     api_.archive_set_error(a, EILSEQ, "%s (liblzma %d)", why, static_cast<int>(ret));
     return -1;
   }
@@ -86,7 +88,9 @@ std::uint64_t xz_bytes_consumed(const XzSource& source) { return source.consumed
 
 namespace {
 
-la_ssize_t read_callback(archive* a, void* self, const void** buffer) { return static_cast<XzSource*>(self)->read(a, buffer); }
+la_ssize_t read_callback(archive* a, void* self, const void** buffer) {
+  return static_cast<XzSource*>(self)->read(a, buffer);
+}
 
 bool starts_with_xz_magic(std::FILE* f) {
   unsigned char magic[6] = {};

@@ -46,8 +46,10 @@ class ZipReader final : public ArchiveReader {
       if (entry->type == EntryType::Symlink || wanted) {
         auto content = read_all(zip->get(), static_cast<zip_uint64_t>(i), *entry);
         if (!content) return std::unexpected(content.error());
-        if (entry->type == EntryType::Symlink) entry->link_target = *content;
-        else listing.captured[entry->name] = std::move(*content);
+        if (entry->type == EntryType::Symlink)
+          entry->link_target = *content;
+        else
+          listing.captured[entry->name] = std::move(*content);
       }
       listing.entries.push_back(std::move(*entry));
     }
@@ -136,7 +138,8 @@ class ZipReader final : public ArchiveReader {
   static std::vector<std::vector<const Job*>> share_out(const std::vector<Job>& jobs, unsigned workers) {
     std::vector<const Job*> order;
     for (const auto& j : jobs) order.push_back(&j);
-    std::stable_sort(order.begin(), order.end(), [](const Job* a, const Job* b) { return a->compressed > b->compressed; });
+    std::stable_sort(order.begin(), order.end(),
+                     [](const Job* a, const Job* b) { return a->compressed > b->compressed; });
     std::size_t n = std::min<std::size_t>(workers, order.size());
     std::vector<std::vector<const Job*>> shares(n);
     std::vector<std::uint64_t> load(n, 0);
@@ -200,8 +203,10 @@ class ZipReader final : public ArchiveReader {
     api_.zip_file_get_external_attributes(zip, index, 0, &opsys, &attributes);
     std::uint32_t unix_mode = opsys == ZIP_OPSYS_UNIX ? attributes >> 16 : 0;
     entry.mode = unix_mode & 07777;
-    if (entry.name.ends_with('/')) entry.type = EntryType::Directory;
-    else if ((unix_mode & kUnixTypeMask) == kUnixSymlink) entry.type = EntryType::Symlink;
+    if (entry.name.ends_with('/'))
+      entry.type = EntryType::Directory;
+    else if ((unix_mode & kUnixTypeMask) == kUnixSymlink)
+      entry.type = EntryType::Symlink;
     else if ((unix_mode & kUnixTypeMask) != 0 && (unix_mode & kUnixTypeMask) != S_IFREG)
       entry.type = EntryType::Other;
     if (entry.size > kMaxEntryBytes)
@@ -226,7 +231,8 @@ class ZipReader final : public ArchiveReader {
     ZipFilePtr file(api_.zip_fopen_index(zip, index, 0), ZipFileCloser{&api_});
     if (!file)
       return fail(ErrorCode::BadArchive,
-                  "cannot read entry '" + entry.name + "': " + api_.zip_strerror(zip) + " (corrupt archive?)", entry.name);
+                  "cannot read entry '" + entry.name + "': " + api_.zip_strerror(zip) + " (corrupt archive?)",
+                  entry.name);
     std::vector<char> buffer(1 << 20);
     std::uint64_t total = 0;
     while (true) {
@@ -240,8 +246,7 @@ class ZipReader final : public ArchiveReader {
       total += static_cast<std::uint64_t>(n);
       if (auto r = sink(std::span<const char>(buffer.data(), static_cast<size_t>(n))); !r) return r;
     }
-    if (total != entry.size)
-      return fail(ErrorCode::BadArchive, "entry '" + entry.name + "' is truncated", entry.name);
+    if (total != entry.size) return fail(ErrorCode::BadArchive, "entry '" + entry.name + "' is truncated", entry.name);
     return sink(std::span<const char>());
   }
 

@@ -29,9 +29,12 @@ std::vector<std::uint8_t> host_tensor(DataType t, Layout layout, std::uint64_t n
   std::vector<std::uint8_t> bytes(count * element_size(t));
   for (std::uint64_t o = 0; o < count; ++o) {
     float v = input_value(logical_index(o, layout, c, h, w), seed);
-    if (t == DataType::Fp16) reinterpret_cast<std::uint16_t*>(bytes.data())[o] = to_half_bits(v);
-    else if (t == DataType::Bf16) reinterpret_cast<std::uint16_t*>(bytes.data())[o] = to_bf16_bits(v);
-    else reinterpret_cast<float*>(bytes.data())[o] = v;
+    if (t == DataType::Fp16)
+      reinterpret_cast<std::uint16_t*>(bytes.data())[o] = to_half_bits(v);
+    else if (t == DataType::Bf16)
+      reinterpret_cast<std::uint16_t*>(bytes.data())[o] = to_bf16_bits(v);
+    else
+      reinterpret_cast<float*>(bytes.data())[o] = v;
   }
   return bytes;
 }
@@ -67,9 +70,8 @@ double check_output(const Driver& cu, CUdeviceptr y, const BenchConfig& cfg, int
           ref += term;
           magnitude += std::fabs(term);
         }
-    std::uint64_t offset = cfg.layout == Layout::Nchw
-                               ? ((std::uint64_t(n) * s.k + k) * s.p() + p) * s.q() + q
-                               : ((std::uint64_t(n) * s.p() + p) * s.q() + q) * s.k + k;
+    std::uint64_t offset = cfg.layout == Layout::Nchw ? ((std::uint64_t(n) * s.k + k) * s.p() + p) * s.q() + q
+                                                      : ((std::uint64_t(n) * s.p() + p) * s.q() + q) * s.k + k;
     double got = read_output(cu, y, offset, cfg.dtype);
     double err = std::fabs(got - ref) / (magnitude > 0 ? magnitude : 1.0);
     if (!(err <= worst)) worst = err;  // NaN sticks
@@ -139,14 +141,16 @@ Result<void> open_gpu(Session& s) {
   if (rc == 0) rc = cu.cuDeviceGet(&dev, 0);
   if (rc == 0) rc = cu.cuDevicePrimaryCtxRetain(&ctx, dev);
   if (rc == 0) rc = cu.cuCtxSetCurrent(ctx);
-  if (rc != 0) return fail(ErrorCode::VerifyFailed, "no usable GPU: the CUDA driver answered error " + std::to_string(rc));
+  if (rc != 0)
+    return fail(ErrorCode::VerifyFailed, "no usable GPU: the CUDA driver answered error " + std::to_string(rc));
   s.device = describe_device(cu, dev);
   if (int st = s.libs.dnn.Create(&s.handle); st != 0)
     return fail(ErrorCode::VerifyFailed, std::string("cudnnCreate failed: ") + s.libs.dnn.GetErrorString(st));
   return {};
 }
 
-void run_config(Session& s, const BenchConfig& base, const BenchOptions& o, DeviceBuffer& workspace, BenchReport& report) {
+void run_config(Session& s, const BenchConfig& base, const BenchOptions& o, DeviceBuffer& workspace,
+                BenchReport& report) {
   const Driver& cu = s.libs.cu;
   const ConvShape& sh = base.shape;
   size_t es = element_size(base.dtype);
@@ -160,9 +164,13 @@ void run_config(Session& s, const BenchConfig& base, const BenchOptions& o, Devi
     BenchResult r;
     r.config = base;
     r.config.tier = tier;
-    if (!ready) r.error = "not enough GPU memory for this configuration";
-    else if (tier == Tier::Legacy) run_legacy(s.libs, s.handle, r.config, x.get(), w.get(), y.get(), workspace, o.repeats, r);
-    else run_graph(s.libs, s.handle, r.config, x.get(), w.get(), y.get(), size_t(1) << 30, o.repeats, o.graph_candidates, r);
+    if (!ready)
+      r.error = "not enough GPU memory for this configuration";
+    else if (tier == Tier::Legacy)
+      run_legacy(s.libs, s.handle, r.config, x.get(), w.get(), y.get(), workspace, o.repeats, r);
+    else
+      run_graph(s.libs, s.handle, r.config, x.get(), w.get(), y.get(), size_t(1) << 30, o.repeats, o.graph_candidates,
+                r);
     finish(r, s.device, cu, y.address());
     if (o.on_result) o.on_result(r);
     report.results.push_back(std::move(r));
@@ -179,10 +187,14 @@ bool BenchReport::all_correct() const {
 
 double tolerance_of(DataType t) {
   switch (t) {
-    case DataType::Fp32: return 1e-5;
-    case DataType::Tf32: return 2e-3;
-    case DataType::Fp16: return 2e-3;
-    case DataType::Bf16: return 1e-2;
+    case DataType::Fp32:
+      return 1e-5;
+    case DataType::Tf32:
+      return 2e-3;
+    case DataType::Fp16:
+      return 2e-3;
+    case DataType::Bf16:
+      return 1e-2;
   }
   return 0;
 }
@@ -194,13 +206,20 @@ std::vector<ConvShape> bench_shapes(ShapeSet set, int n) {
   if (set == ShapeSet::Quick)
     return {conv("res2 1x1 256->64 @56", n, 256, 56, 64, 1, 1), conv("res3 3x3 128->128 @28", n, 128, 28, 128, 3, 1),
             conv("large 3x3 256->256 @64", n, 256, 64, 256, 3, 1)};
-  return {conv("conv1 7x7/2 3->64 @224", n, 3, 224, 64, 7, 2),      conv("res2 1x1 64->64 @56", n, 64, 56, 64, 1, 1),
-          conv("res2 3x3 64->64 @56", n, 64, 56, 64, 3, 1),         conv("res2 1x1 64->256 @56", n, 64, 56, 256, 1, 1),
-          conv("res2 1x1 256->64 @56", n, 256, 56, 64, 1, 1),       conv("res3 3x3 128->128 @28", n, 128, 28, 128, 3, 1),
-          conv("res3 1x1 128->512 @28", n, 128, 28, 512, 1, 1),     conv("res3 1x1 512->128 @28", n, 512, 28, 128, 1, 1),
-          conv("res4 3x3 256->256 @14", n, 256, 14, 256, 3, 1),     conv("res4 1x1 256->1024 @14", n, 256, 14, 1024, 1, 1),
-          conv("res4 1x1 1024->256 @14", n, 1024, 14, 256, 1, 1),   conv("res5 3x3 512->512 @7", n, 512, 7, 512, 3, 1),
-          conv("res5 1x1 512->2048 @7", n, 512, 7, 2048, 1, 1),     conv("res5 1x1 2048->512 @7", n, 2048, 7, 512, 1, 1),
+  return {conv("conv1 7x7/2 3->64 @224", n, 3, 224, 64, 7, 2),
+          conv("res2 1x1 64->64 @56", n, 64, 56, 64, 1, 1),
+          conv("res2 3x3 64->64 @56", n, 64, 56, 64, 3, 1),
+          conv("res2 1x1 64->256 @56", n, 64, 56, 256, 1, 1),
+          conv("res2 1x1 256->64 @56", n, 256, 56, 64, 1, 1),
+          conv("res3 3x3 128->128 @28", n, 128, 28, 128, 3, 1),
+          conv("res3 1x1 128->512 @28", n, 128, 28, 512, 1, 1),
+          conv("res3 1x1 512->128 @28", n, 512, 28, 128, 1, 1),
+          conv("res4 3x3 256->256 @14", n, 256, 14, 256, 3, 1),
+          conv("res4 1x1 256->1024 @14", n, 256, 14, 1024, 1, 1),
+          conv("res4 1x1 1024->256 @14", n, 1024, 14, 256, 1, 1),
+          conv("res5 3x3 512->512 @7", n, 512, 7, 512, 3, 1),
+          conv("res5 1x1 512->2048 @7", n, 512, 7, 2048, 1, 1),
+          conv("res5 1x1 2048->512 @7", n, 2048, 7, 512, 1, 1),
           conv("large 3x3 256->256 @64 (N64)", 64, 256, 64, 256, 3, 1)};
 }
 
@@ -218,7 +237,8 @@ Result<BenchReport> run_benchmark(const std::filesystem::path& cudnn_library, co
     DeviceBuffer workspace(s.libs.cu, size_t(1) << 30);
     for (const auto& shape : bench_shapes(o.shapes, o.batch))
       for (DataType dt : o.dtypes)
-        for (Layout layout : o.layouts) run_config(s, BenchConfig{shape, dt, layout, Tier::Legacy}, o, workspace, report);
+        for (Layout layout : o.layouts)
+          run_config(s, BenchConfig{shape, dt, layout, Tier::Legacy}, o, workspace, report);
   }
   s.libs.dnn.Destroy(s.handle);
   return report;

@@ -48,12 +48,15 @@ float from_half_bits(std::uint16_t h) {
   int exp = (h >> 10) & 0x1F;
   std::uint32_t mant = h & 0x3FF;
   std::uint32_t u;
-  if (exp == 0 && mant == 0) u = sign;
+  if (exp == 0 && mant == 0)
+    u = sign;
   else if (exp == 0) {  // subnormal
     float f = static_cast<float>(mant) / 1024.0f / 16384.0f;
     return sign ? -f : f;
-  } else if (exp == 31) u = sign | 0x7F800000 | (mant << 13);
-  else u = sign | (static_cast<std::uint32_t>(exp - 15 + 127) << 23) | (mant << 13);
+  } else if (exp == 31)
+    u = sign | 0x7F800000 | (mant << 13);
+  else
+    u = sign | (static_cast<std::uint32_t>(exp - 15 + 127) << 23) | (mant << 13);
   float f;
   std::memcpy(&f, &u, 4);
   return f;
@@ -61,9 +64,12 @@ float from_half_bits(std::uint16_t h) {
 
 int cudnn_dtype(DataType t) {
   switch (t) {
-    case DataType::Fp16: return DATA_HALF;
-    case DataType::Bf16: return DATA_BFLOAT16;
-    default: return DATA_FLOAT;
+    case DataType::Fp16:
+      return DATA_HALF;
+    case DataType::Bf16:
+      return DATA_BFLOAT16;
+    default:
+      return DATA_FLOAT;
   }
 }
 

@@ -65,7 +65,11 @@ int make_conv(Backend& c, const ConvShape& s) {
 struct ConvGraph {
   Backend x, w, y, conv, op, graph;
   explicit ConvGraph(const Cudnn& dnn)
-      : x(dnn, BK_TENSOR), w(dnn, BK_TENSOR), y(dnn, BK_TENSOR), conv(dnn, BK_CONVOLUTION), op(dnn, BK_OP_CONV_FWD),
+      : x(dnn, BK_TENSOR),
+        w(dnn, BK_TENSOR),
+        y(dnn, BK_TENSOR),
+        conv(dnn, BK_CONVOLUTION),
+        op(dnn, BK_OP_CONV_FWD),
         graph(dnn, BK_OPERATIONGRAPH) {}
 };
 
@@ -94,8 +98,8 @@ int build_graph(ConvGraph& g, Handle h, const BenchConfig& cfg) {
 std::vector<std::unique_ptr<Backend>> ranked_configs(const Cudnn& dnn, Desc graph, int limit, int mode) {
   std::vector<std::unique_ptr<Backend>> configs;
   Backend heur(dnn, BK_ENGINEHEUR);
-  if (heur.set(A_HEUR_GRAPH, T_BACKEND_DESCRIPTOR, 1, &graph) != 0 || heur.set(A_HEUR_MODE, T_HEUR_MODE, 1, &mode) != 0 ||
-      heur.finalize() != 0)
+  if (heur.set(A_HEUR_GRAPH, T_BACKEND_DESCRIPTOR, 1, &graph) != 0 ||
+      heur.set(A_HEUR_MODE, T_HEUR_MODE, 1, &mode) != 0 || heur.finalize() != 0)
     return configs;
   int64_t count = 0;
   dnn.BackendGetAttribute(heur.get(), A_HEUR_RESULTS, T_BACKEND_DESCRIPTOR, 0, &count, nullptr);
@@ -106,7 +110,8 @@ std::vector<std::unique_ptr<Backend>> ranked_configs(const Cudnn& dnn, Desc grap
     raw.push_back(configs.back()->get());
   }
   int64_t got = 0;
-  if (count == 0 || dnn.BackendGetAttribute(heur.get(), A_HEUR_RESULTS, T_BACKEND_DESCRIPTOR, count, &got, raw.data()) != 0)
+  if (count == 0 ||
+      dnn.BackendGetAttribute(heur.get(), A_HEUR_RESULTS, T_BACKEND_DESCRIPTOR, count, &got, raw.data()) != 0)
     configs.clear();
   configs.resize(static_cast<size_t>(std::min<int64_t>(got, static_cast<int64_t>(configs.size()))));
   return configs;
@@ -132,7 +137,8 @@ struct Candidate {
   int64_t engine = -1;
 };
 
-Candidate time_plan(const Libraries& libs, Handle h, Desc config, void* x, void* w, void* y, size_t ws_limit, int repeats) {
+Candidate time_plan(const Libraries& libs, Handle h, Desc config, void* x, void* w, void* y, size_t ws_limit,
+                    int repeats) {
   const Cudnn& dnn = libs.dnn;
   Backend plan(dnn, BK_EXECUTION_PLAN);
   if (plan.set(A_PLAN_HANDLE, T_HANDLE, 1, &h) != 0 || plan.set(A_PLAN_CONFIG, T_BACKEND_DESCRIPTOR, 1, &config) != 0 ||

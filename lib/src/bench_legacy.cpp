@@ -27,9 +27,12 @@ struct LegacyDescriptors {
 
 int math_type_of(DataType t) {
   switch (t) {
-    case DataType::Fp32: return FMA_MATH;      // no tensor cores: true FP32
-    case DataType::Tf32: return DEFAULT_MATH;  // FP32 data, TF32 tensor cores allowed
-    default: return TENSOR_OP_MATH;
+    case DataType::Fp32:
+      return FMA_MATH;  // no tensor cores: true FP32
+    case DataType::Tf32:
+      return DEFAULT_MATH;  // FP32 data, TF32 tensor cores allowed
+    default:
+      return TENSOR_OP_MATH;
   }
 }
 
@@ -40,7 +43,8 @@ int describe(const Cudnn& dnn, const LegacyDescriptors& d, const BenchConfig& cf
   int rc = dnn.SetTensor4dDescriptor(d.x, fmt, dt, s.n, s.c, s.h, s.w);
   if (rc == 0) rc = dnn.SetTensor4dDescriptor(d.y, fmt, dt, s.n, s.k, s.p(), s.q());
   if (rc == 0) rc = dnn.SetFilter4dDescriptor(d.w, dt, fmt, s.k, s.c, s.r, s.s);
-  if (rc == 0) rc = dnn.SetConvolution2dDescriptor(d.conv, s.pad, s.pad, s.stride, s.stride, 1, 1, CROSS_CORRELATION, DATA_FLOAT);
+  if (rc == 0)
+    rc = dnn.SetConvolution2dDescriptor(d.conv, s.pad, s.pad, s.stride, s.stride, 1, 1, CROSS_CORRELATION, DATA_FLOAT);
   if (rc == 0) rc = dnn.SetConvolutionMathType(d.conv, math_type_of(cfg.dtype));
   return rc;
 }
@@ -58,8 +62,8 @@ void run_legacy(const Libraries& libs, Handle h, const BenchConfig& cfg, void* x
   PerfResult perf[16] = {};
   int found = 0;
   size_t ws_bytes = workspace.ok() ? static_cast<size_t>(1) << 30 : 0;
-  int rc = dnn.FindConvolutionForwardAlgorithmEx(h, d.x, x, d.w, w, d.conv, d.y, y, 16, &found, perf,
-                                                 workspace.get(), ws_bytes);
+  int rc = dnn.FindConvolutionForwardAlgorithmEx(h, d.x, x, d.w, w, d.conv, d.y, y, 16, &found, perf, workspace.get(),
+                                                 ws_bytes);
   if (rc != 0 || found == 0 || perf[0].status != 0) {
     out.error = std::string("no algorithm: ") + dnn.GetErrorString(rc != 0 ? rc : perf[0].status);
     return;

@@ -13,7 +13,8 @@ namespace {
 void check_shadowing(const DoctorInputs& in, std::vector<Finding>& out) {
   const auto& dir = in.toolkit.os == TargetOs::Windows ? in.toolkit.bin_dir : in.toolkit.lib_dir;
   for (const auto& s : in.shadows)
-    out.push_back({"shadowing", Severity::Warning,
+    out.push_back({"shadowing",
+                   Severity::Warning,
                    fmt::format("another libcudnn is found before the toolkit's: {}{}", s.path,
                                s.version.empty() ? "" : " (cuDNN " + s.version + ")"),
                    {"found through the " + s.where, "the toolkit's copy: " + (in.toolkit.root / dir).string()},
@@ -23,11 +24,17 @@ void check_shadowing(const DoctorInputs& in, std::vector<Finding>& out) {
 void check_libraries(const DoctorInputs& in, std::vector<Finding>& out) {
   for (const auto& lib : in.verify.libraries)
     if (!lib.present)
-      out.push_back({"missing-sublibrary", Severity::Error, lib.name + " is missing: programs fail with \"Could not load library\"",
-                     {lib.path}, "install the complete cuDNN archive again (cudnn-install ARCHIVE)"});
+      out.push_back({"missing-sublibrary",
+                     Severity::Error,
+                     lib.name + " is missing: programs fail with \"Could not load library\"",
+                     {lib.path},
+                     "install the complete cuDNN archive again (cudnn-install ARCHIVE)"});
   for (const auto& p : in.verify.problems)
     if (p.find("mixed cuDNN versions") != std::string::npos || p.find("reports version") != std::string::npos)
-      out.push_back({"mixed-versions", Severity::Error, p, {in.verify.toolkit_root},
+      out.push_back({"mixed-versions",
+                     Severity::Error,
+                     p,
+                     {in.verify.toolkit_root},
                      "install one complete cuDNN archive; `cudnn-install uninstall --force` clears the tree first"});
   if (!in.other_majors.empty())
     out.push_back({"other-major", Severity::Info, "files of another cuDNN major sit beside this one", in.other_majors,
@@ -43,10 +50,16 @@ void check_runtime(const DoctorInputs& in, std::vector<Finding>& out) {
   const auto& probe = in.verify.runtime;
   if (!probe) return;
   if (probe->load != ProbeResult::Load::Loaded)
-    out.push_back({"load", Severity::Error, "the installed library does not load: " + probe->detail, {in.verify.toolkit_root},
+    out.push_back({"load",
+                   Severity::Error,
+                   "the installed library does not load: " + probe->detail,
+                   {in.verify.toolkit_root},
                    "run `cudnn-install verify` for details; reinstall the archive"});
   if (probe->gpu == ProbeResult::Gpu::NoDriver || probe->driver_version == 0) {
-    out.push_back({"driver", Severity::Info, "no NVIDIA driver found: the GPU checks were skipped", {probe->gpu_detail},
+    out.push_back({"driver",
+                   Severity::Info,
+                   "no NVIDIA driver found: the GPU checks were skipped",
+                   {probe->gpu_detail},
                    "install the NVIDIA driver to use cuDNN on a GPU"});
     return;
   }
@@ -54,23 +67,27 @@ void check_runtime(const DoctorInputs& in, std::vector<Finding>& out) {
   // With nvidia-smi's exact version, check_driver_version judges the driver instead.
   if (driver_major < in.toolkit.version.major && in.smi_driver.empty()) {
     auto minimum = minimum_driver(in.toolkit);
-    out.push_back({"driver", Severity::Error,
-                   fmt::format("the driver supports CUDA {}.{} but the toolkit is CUDA {}", driver_major, driver_minor,
-                               in.toolkit.version.to_string()),
-                   {fmt::format("cuDriverGetVersion() = {}", probe->driver_version)},
-                   minimum ? "update the NVIDIA driver to " + *minimum + " or newer"
-                           : "update the NVIDIA driver to one that supports CUDA " + std::to_string(in.toolkit.version.major)});
+    out.push_back(
+        {"driver",
+         Severity::Error,
+         fmt::format("the driver supports CUDA {}.{} but the toolkit is CUDA {}", driver_major, driver_minor,
+                     in.toolkit.version.to_string()),
+         {fmt::format("cuDriverGetVersion() = {}", probe->driver_version)},
+         minimum ? "update the NVIDIA driver to " + *minimum + " or newer"
+                 : "update the NVIDIA driver to one that supports CUDA " + std::to_string(in.toolkit.version.major)});
   }
 }
 
 std::string framework_fix(const Framework& f, int ours) {
   int theirs = *f.cuda_major();
-  std::string other_stack = fmt::format("or install the cuDNN archive for CUDA {0} (\"_cuda{0}\" in its name) into a CUDA {0} toolkit",
-                                        theirs);
+  std::string other_stack = fmt::format(
+      "or install the cuDNN archive for CUDA {0} (\"_cuda{0}\" in its name) into a CUDA {0} toolkit", theirs);
   if (f.name == "PyTorch")
-    return fmt::format("pip's PyTorch loads the cuDNN of its own nvidia-cudnn-cu{} wheel, not this one; to use this one, "
-                       "install PyTorch for CUDA {} (pip index https://download.pytorch.org/whl/cu{}0), ",
-                       theirs, ours, ours) + other_stack;
+    return fmt::format(
+               "pip's PyTorch loads the cuDNN of its own nvidia-cudnn-cu{} wheel, not this one; to use this one, "
+               "install PyTorch for CUDA {} (pip index https://download.pytorch.org/whl/cu{}0), ",
+               theirs, ours, ours) +
+           other_stack;
   return fmt::format("install a {} built for CUDA {}, ", f.name, ours) + other_stack;
 }
 
@@ -80,31 +97,45 @@ void check_cuda_major(const DoctorInputs& in, std::vector<Finding>& out) {
   int toolkit_major = in.toolkit.version.major;
   long cudart = in.verify.runtime ? in.verify.runtime->cudart_version : 0;
   if (cudart > 0 && cudart / 1000 != toolkit_major)
-    out.push_back({"cuda-major", Severity::Error,
-                   fmt::format("this cuDNN was built for CUDA {} but the toolkit is CUDA {}", cudart / 1000,
-                               in.toolkit.version.to_string()),
-                   {fmt::format("cudnnGetCudartVersion() = {}", cudart), in.toolkit.root.string()},
-                   fmt::format("install the cuDNN archive for CUDA {0} (\"_cuda{0}\" in its name): cudnn-install ARCHIVE",
-                               toolkit_major)});
+    out.push_back(
+        {"cuda-major",
+         Severity::Error,
+         fmt::format("this cuDNN was built for CUDA {} but the toolkit is CUDA {}", cudart / 1000,
+                     in.toolkit.version.to_string()),
+         {fmt::format("cudnnGetCudartVersion() = {}", cudart), in.toolkit.root.string()},
+         fmt::format("install the cuDNN archive for CUDA {0} (\"_cuda{0}\" in its name): cudnn-install ARCHIVE",
+                     toolkit_major)});
   int ours = cudart > 0 ? static_cast<int>(cudart / 1000) : toolkit_major;
   int cudnn_major = std::atoi(in.verify.header_version.c_str());  // "9.19.0" -> 9
   for (const auto& f : in.frameworks) {
     std::string what = f.name + (f.version.empty() ? "" : " " + f.version);
     if (!f.cuda_major()) {
-      out.push_back({"cuda-major", Severity::Info, what + " is a CPU-only build: it does not use cuDNN", {f.where},
+      out.push_back({"cuda-major",
+                     Severity::Info,
+                     what + " is a CPU-only build: it does not use cuDNN",
+                     {f.where},
                      "install its CUDA " + std::to_string(ours) + " build to use the GPU"});
     } else if (*f.cuda_major() != ours) {
-      out.push_back({"cuda-major", Severity::Warning,
-                     fmt::format("{} is built for CUDA {}, this cuDNN for CUDA {}: it cannot use this cuDNN", what, f.cuda, ours),
-                     {f.where}, framework_fix(f, ours)});
+      out.push_back(
+          {"cuda-major",
+           Severity::Warning,
+           fmt::format("{} is built for CUDA {}, this cuDNN for CUDA {}: it cannot use this cuDNN", what, f.cuda, ours),
+           {f.where},
+           framework_fix(f, ours)});
     } else if (f.cudnn_major && *f.cudnn_major != cudnn_major) {
-      out.push_back({"cuda-major", Severity::Warning,
-                     fmt::format("{} was built against cuDNN {}, this is cuDNN {}", what, *f.cudnn_major, in.verify.header_version),
-                     {f.where}, fmt::format("install cuDNN {} for CUDA {}, or a {} built for cuDNN {}", *f.cudnn_major, ours,
-                                            f.name, cudnn_major)});
+      out.push_back({"cuda-major",
+                     Severity::Warning,
+                     fmt::format("{} was built against cuDNN {}, this is cuDNN {}", what, *f.cudnn_major,
+                                 in.verify.header_version),
+                     {f.where},
+                     fmt::format("install cuDNN {} for CUDA {}, or a {} built for cuDNN {}", *f.cudnn_major, ours,
+                                 f.name, cudnn_major)});
     } else {
-      out.push_back({"cuda-major", Severity::Info, fmt::format("{} is built for CUDA {}, as this cuDNN is", what, f.cuda),
-                     {f.where}, "nothing to do"});
+      out.push_back({"cuda-major",
+                     Severity::Info,
+                     fmt::format("{} is built for CUDA {}, as this cuDNN is", what, f.cuda),
+                     {f.where},
+                     "nothing to do"});
     }
   }
 }
@@ -121,7 +152,8 @@ void check_driver_version(const DoctorInputs& in, std::vector<Finding>& out) {
   if (!minimum) {
     out.push_back({"driver", Severity::Info,
                    fmt::format("driver {}; the minimum for CUDA {} on this platform is not published in a form this "
-                               "tool knows", in.smi_driver, major),
+                               "tool knows",
+                               in.smi_driver, major),
                    evidence, "check NVIDIA's CUDA release notes for your toolkit"});
   } else if (driver_older_than(in.smi_driver, *minimum)) {
     out.push_back({"driver", Severity::Error,
@@ -133,12 +165,19 @@ void check_driver_version(const DoctorInputs& in, std::vector<Finding>& out) {
 void check_paths(const DoctorInputs& in, std::vector<Finding>& out) {
   std::string lib = (in.toolkit.root / in.toolkit.lib_dir).string();
   if (in.toolkit.os == TargetOs::Linux && !in.loader_searches_lib)
-    out.push_back({"loader", Severity::Warning, "the dynamic loader does not search " + lib, {"ld.so.conf and its includes"},
-                   "cudnn-install --loader-config=system ARCHIVE (adds an ld.so.conf.d entry), or export LD_LIBRARY_PATH=" + lib +
-                       "${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"});
+    out.push_back(
+        {"loader",
+         Severity::Warning,
+         "the dynamic loader does not search " + lib,
+         {"ld.so.conf and its includes"},
+         "cudnn-install --loader-config=system ARCHIVE (adds an ld.so.conf.d entry), or export LD_LIBRARY_PATH=" + lib +
+             "${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"});
   std::string root = in.toolkit.root.string();
   if (std::any_of(root.begin(), root.end(), [](unsigned char c) { return c >= 0x80; }))
-    out.push_back({"non-ascii-path", Severity::Warning, "the toolkit path contains non-ASCII characters", {root},
+    out.push_back({"non-ascii-path",
+                   Severity::Warning,
+                   "the toolkit path contains non-ASCII characters",
+                   {root},
                    "some build tools mishandle such paths; install the toolkit under an ASCII path"});
 }
 
@@ -146,9 +185,14 @@ void check_build_discovery(const DoctorInputs& in, std::vector<Finding>& out) {
   std::string include = (in.toolkit.root / in.toolkit.include_dir).string();
   std::string lib = (in.toolkit.root / in.toolkit.lib_dir).string();
   if (in.toolkit.os == TargetOs::Linux && !in.has_dev_symlink)
-    out.push_back({"build", Severity::Warning, "libcudnn.so is missing: `-lcudnn` and CMake's FindCUDNN cannot link", {lib},
+    out.push_back({"build",
+                   Severity::Warning,
+                   "libcudnn.so is missing: `-lcudnn` and CMake's FindCUDNN cannot link",
+                   {lib},
                    "install the archive again (it ships the libcudnn.so link)"});
-  out.push_back({"build", Severity::Info, "what a build needs to find this cuDNN",
+  out.push_back({"build",
+                 Severity::Info,
+                 "what a build needs to find this cuDNN",
                  {"CUDNN_PATH=" + in.toolkit.root.string(), "CUDNN_INCLUDE_DIR=" + include, "CUDNN_LIBRARY_DIR=" + lib,
                   "CMake: -DCUDNN_ROOT=" + in.toolkit.root.string()},
                  "export these before building, or pass them to CMake"});
@@ -158,18 +202,25 @@ void check_build_discovery(const DoctorInputs& in, std::vector<Finding>& out) {
 
 std::optional<std::string> minimum_linux_driver(int cuda_major) {
   switch (cuda_major) {
-    case 11: return "450.80.02";
-    case 12: return "525.60.13";
-    case 13: return "580.65.06";
-    default: return std::nullopt;
+    case 11:
+      return "450.80.02";
+    case 12:
+      return "525.60.13";
+    case 13:
+      return "580.65.06";
+    default:
+      return std::nullopt;
   }
 }
 
 std::optional<std::string> minimum_windows_driver(int cuda_major) {
   switch (cuda_major) {
-    case 11: return "452.39";
-    case 12: return "527.41";
-    default: return std::nullopt;
+    case 11:
+      return "452.39";
+    case 12:
+      return "527.41";
+    default:
+      return std::nullopt;
   }
 }
 
@@ -201,9 +252,12 @@ std::vector<Finding> run_doctor(const DoctorInputs& in) {
 
 const char* to_string(Severity s) {
   switch (s) {
-    case Severity::Info: return "info";
-    case Severity::Warning: return "warning";
-    case Severity::Error: return "error";
+    case Severity::Info:
+      return "info";
+    case Severity::Warning:
+      return "warning";
+    case Severity::Error:
+      return "error";
   }
   return "?";
 }
@@ -211,8 +265,11 @@ const char* to_string(Severity s) {
 nlohmann::json doctor_to_json(const std::vector<Finding>& findings, const Toolkit& toolkit) {
   nlohmann::json list = nlohmann::json::array();
   for (const auto& f : findings)
-    list.push_back({{"check", f.check}, {"severity", to_string(f.severity)}, {"summary", f.summary},
-                    {"evidence", f.evidence}, {"fix", f.fix}});
+    list.push_back({{"check", f.check},
+                    {"severity", to_string(f.severity)},
+                    {"summary", f.summary},
+                    {"evidence", f.evidence},
+                    {"fix", f.fix}});
   return {{"schema", kJsonSchema}, {"kind", "doctor"}, {"toolkit", toolkit.root.string()}, {"findings", list}};
 }
 
@@ -223,7 +280,8 @@ std::string render_doctor_text(const std::vector<Finding>& findings, const Toolk
     for (const auto& e : f.evidence) out += "         " + e + "\n";
     out += "  fix:   " + f.fix + "\n";
   }
-  bool errors = std::any_of(findings.begin(), findings.end(), [](const Finding& f) { return f.severity == Severity::Error; });
+  bool errors =
+      std::any_of(findings.begin(), findings.end(), [](const Finding& f) { return f.severity == Severity::Error; });
   return out + (errors ? "\nproblems found: see the fixes above.\n" : "\nno problems found.\n");
 }
 

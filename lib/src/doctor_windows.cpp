@@ -28,16 +28,22 @@ void check_zlibwapi(const DoctorInputs& in, const WindowsEvidence& w, std::vecto
   if (v->major == 8 && v->minor < 3) return;  // before 8.3 cuDNN linked zlib statically
   if (w.zlibwapi_found) return;
   if (v->major == 9) {
-    out.push_back({"zlibwapi", Severity::Info, "zlibwapi.dll is not found; cuDNN " + v->text + " may not need it",
-                   {"NVIDIA dropped the zlibwapi.dll requirement in cuDNN 9.2; for 9.0 and 9.1 its documentation is not explicit"},
+    out.push_back({"zlibwapi",
+                   Severity::Info,
+                   "zlibwapi.dll is not found; cuDNN " + v->text + " may not need it",
+                   {"NVIDIA dropped the zlibwapi.dll requirement in cuDNN 9.2; for 9.0 and 9.1 its documentation is "
+                    "not explicit"},
                    "if loading fails with a zlibwapi.dll error, put zlibwapi.dll (x64) into " +
                        (in.toolkit.root / in.toolkit.bin_dir).string()});
     return;
   }
-  out.push_back({"zlibwapi", Severity::Error, "zlibwapi.dll is missing: cuDNN " + v->text + " (8.3 to 8.9) needs it on Windows",
-                 {"not beside " + (in.toolkit.root / in.toolkit.bin_dir).string() + " nor on PATH"},
-                 "get zlibwapi.dll (x64, from zlib123dllx64.zip as NVIDIA's install guide for cuDNN 8 says) and put it into " +
-                     (in.toolkit.root / in.toolkit.bin_dir).string()});
+  out.push_back(
+      {"zlibwapi",
+       Severity::Error,
+       "zlibwapi.dll is missing: cuDNN " + v->text + " (8.3 to 8.9) needs it on Windows",
+       {"not beside " + (in.toolkit.root / in.toolkit.bin_dir).string() + " nor on PATH"},
+       "get zlibwapi.dll (x64, from zlib123dllx64.zip as NVIDIA's install guide for cuDNN 8 says) and put it into " +
+           (in.toolkit.root / in.toolkit.bin_dir).string()});
 }
 
 void check_path_value(const std::optional<RegValue>& value, const char* scope, std::vector<Finding>& out) {
@@ -45,15 +51,23 @@ void check_path_value(const std::optional<RegValue>& value, const char* scope, s
   std::u16string text = value_text(*value);
   std::string where = std::string(scope) + " PATH";
   if (text.size() == 1024)
-    out.push_back({"path", Severity::Warning, "the " + where + " is exactly 1024 characters: it looks cut off by setx",
+    out.push_back({"path",
+                   Severity::Warning,
+                   "the " + where + " is exactly 1024 characters: it looks cut off by setx",
                    {fmt::format("{} characters", text.size())},
                    "restore the entries it lost (System Properties > Environment Variables); never use setx for PATH"});
   if (text.size() > kMaxPathChars)
-    out.push_back({"path", Severity::Error, "the " + where + " is longer than Windows' 32767-character limit",
-                   {fmt::format("{} characters", text.size())}, "remove entries that are no longer needed"});
+    out.push_back({"path",
+                   Severity::Error,
+                   "the " + where + " is longer than Windows' 32767-character limit",
+                   {fmt::format("{} characters", text.size())},
+                   "remove entries that are no longer needed"});
   if (value->type == kRegSz && text.find(u'%') != std::u16string::npos)
-    out.push_back({"path", Severity::Warning, "the " + where + " is REG_SZ but holds %VARIABLES%, which are then not expanded",
-                   {"type REG_SZ"}, "set its type back to REG_EXPAND_SZ (regedit), keeping the text as it is"});
+    out.push_back({"path",
+                   Severity::Warning,
+                   "the " + where + " is REG_SZ but holds %VARIABLES%, which are then not expanded",
+                   {"type REG_SZ"},
+                   "set its type back to REG_EXPAND_SZ (regedit), keeping the text as it is"});
 }
 
 void check_path(const DoctorInputs& in, const WindowsEvidence& w, std::vector<Finding>& out) {
@@ -67,22 +81,27 @@ void check_path(const DoctorInputs& in, const WindowsEvidence& w, std::vector<Fi
       has_system32 |= c == u"%systemroot%\\system32" || c.ends_with(u":\\windows\\system32");
     }
     if (!has_system32)
-      out.push_back({"path", Severity::Error, "the system PATH lacks %SystemRoot%\\system32: system entries were lost (the setx accident)",
+      out.push_back({"path",
+                     Severity::Error,
+                     "the system PATH lacks %SystemRoot%\\system32: system entries were lost (the setx accident)",
                      {fmt::format("{} characters", system.size())},
                      "add %SystemRoot%\\system32;%SystemRoot%;%SystemRoot%\\System32\\Wbem back to the system PATH"});
   }
   std::string bin = (in.toolkit.root / in.toolkit.bin_dir).string();
   if (!in.loader_searches_lib)
-    out.push_back({"path", Severity::Warning, bin + " is not on PATH: programs do not find cudnn64_N.dll",
-                   {"not in the PATH of this process"}, "cudnn-install ARCHIVE adds it (user PATH; --system for all users)"});
+    out.push_back({"path",
+                   Severity::Warning,
+                   bin + " is not on PATH: programs do not find cudnn64_N.dll",
+                   {"not in the PATH of this process"},
+                   "cudnn-install ARCHIVE adds it (user PATH; --system for all users)"});
 }
 
 void check_python(const DoctorInputs& in, const WindowsEvidence& w, std::vector<Finding>& out) {
   if (w.pythons.empty()) return;
   std::string bin = (in.toolkit.root / in.toolkit.bin_dir).string();
   out.push_back({"python-dll-search", Severity::Info,
-                 "Python 3.8 and newer do not search PATH for the DLLs of extension modules",
-                 w.pythons, "in Python, before importing the module that uses cuDNN: os.add_dll_directory(r\"" + bin + "\")"});
+                 "Python 3.8 and newer do not search PATH for the DLLs of extension modules", w.pythons,
+                 "in Python, before importing the module that uses cuDNN: os.add_dll_directory(r\"" + bin + "\")"});
 }
 
 void check_runtime_dlls(const WindowsEvidence& w, std::vector<Finding>& out) {

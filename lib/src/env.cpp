@@ -36,8 +36,10 @@ std::vector<std::u16string> split_path_value(std::u16string_view text) {
   bool quoted = false;
   for (char16_t c : text) {
     if (c == u'"') quoted = !quoted;
-    if (c == u';' && !quoted) entries.emplace_back();
-    else entries.back().push_back(c);
+    if (c == u';' && !quoted)
+      entries.emplace_back();
+    else
+      entries.back().push_back(c);
   }
   return entries;
 }
@@ -109,8 +111,9 @@ Result<PathInsertion> insert_path_entry(std::u16string_view value, const PathQue
   out.position = *insert_at;
   out.value = join_path_value(kept);
   if (out.value.size() > kMaxPathChars)
-    return fail(ErrorCode::EnvLimit, "PATH would be " + std::to_string(out.value.size()) + " characters, over Windows' limit of " +
-                                        std::to_string(kMaxPathChars) + "; remove entries you no longer need, or pass --no-path");
+    return fail(ErrorCode::EnvLimit, "PATH would be " + std::to_string(out.value.size()) +
+                                         " characters, over Windows' limit of " + std::to_string(kMaxPathChars) +
+                                         "; remove entries you no longer need, or pass --no-path");
   return out;
 }
 

@@ -11,7 +11,8 @@ namespace {
 
 HKEY hive(EnvScope scope) { return scope == EnvScope::System ? HKEY_LOCAL_MACHINE : HKEY_CURRENT_USER; }
 const wchar_t* subkey(EnvScope scope) {
-  return scope == EnvScope::System ? L"SYSTEM\\CurrentControlSet\\Control\\Session Manager\\Environment" : L"Environment";
+  return scope == EnvScope::System ? L"SYSTEM\\CurrentControlSet\\Control\\Session Manager\\Environment"
+                                   : L"Environment";
 }
 
 std::unexpected<Error> registry_error(const std::string& what, EnvScope scope, LONG rc) {
@@ -37,13 +38,15 @@ class RegistryEnvStore final : public EnvStore {
  public:
   Result<std::optional<RegValue>> read(EnvScope scope, std::string_view name) override {
     Key key;
-    if (LONG rc = key.open(scope, KEY_QUERY_VALUE); rc != ERROR_SUCCESS) return registry_error("cannot open", scope, rc);
+    if (LONG rc = key.open(scope, KEY_QUERY_VALUE); rc != ERROR_SUCCESS)
+      return registry_error("cannot open", scope, rc);
     std::wstring value_name = win32::widen(name);
     RegValue value;
     DWORD type = 0, size = 4096;
     while (true) {
       value.bytes.resize(size);
-      LONG rc = RegQueryValueExW(key.get(), value_name.c_str(), nullptr, &type, reinterpret_cast<BYTE*>(value.bytes.data()), &size);
+      LONG rc = RegQueryValueExW(key.get(), value_name.c_str(), nullptr, &type,
+                                 reinterpret_cast<BYTE*>(value.bytes.data()), &size);
       if (rc == ERROR_MORE_DATA) continue;  // size now holds what is needed (the value may have grown)
       if (rc == ERROR_FILE_NOT_FOUND) return std::optional<RegValue>();
       if (rc != ERROR_SUCCESS) return registry_error("cannot read " + std::string(name) + " in", scope, rc);
@@ -67,14 +70,15 @@ class RegistryEnvStore final : public EnvStore {
     Key key;
     if (LONG rc = key.open(scope, KEY_SET_VALUE); rc != ERROR_SUCCESS) return registry_error("cannot open", scope, rc);
     LONG rc = RegDeleteValueW(key.get(), win32::widen(name).c_str());
-    if (rc != ERROR_SUCCESS && rc != ERROR_FILE_NOT_FOUND) return registry_error("cannot remove " + std::string(name) + " from", scope, rc);
+    if (rc != ERROR_SUCCESS && rc != ERROR_FILE_NOT_FOUND)
+      return registry_error("cannot remove " + std::string(name) + " from", scope, rc);
     return {};
   }
 
   void broadcast_change() override {
     DWORD_PTR result = 0;
-    SendMessageTimeoutW(HWND_BROADCAST, WM_SETTINGCHANGE, 0, reinterpret_cast<LPARAM>(L"Environment"),
-                        SMTO_ABORTIFHUNG, 5000, &result);
+    SendMessageTimeoutW(HWND_BROADCAST, WM_SETTINGCHANGE, 0, reinterpret_cast<LPARAM>(L"Environment"), SMTO_ABORTIFHUNG,
+                        5000, &result);
   }
 };
 

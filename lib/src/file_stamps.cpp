@@ -25,9 +25,7 @@ json to_json(const FileStamp& s) {
   return j;
 }
 
-FileStamp stamp_from(const json& j) {
-  return {identity_from(j), j.at(5).get<std::uint32_t>()};
-}
+FileStamp stamp_from(const json& j) { return {identity_from(j), j.at(5).get<std::uint32_t>()}; }
 
 // One file's stamp: nothing when it changed in the tick the stamping began. Its CRC-32 is the one
 // written when the file is unchanged since, or its earlier stamp's (a file the install found

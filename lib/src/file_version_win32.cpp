@@ -16,7 +16,8 @@ std::optional<std::string> dll_file_version(const std::filesystem::path& dll) {
   if (!GetFileVersionInfoW(dll.c_str(), 0, size, data.data())) return std::nullopt;
   VS_FIXEDFILEINFO* info = nullptr;
   UINT len = 0;
-  if (!VerQueryValueW(data.data(), L"\\", reinterpret_cast<void**>(&info), &len) || len < sizeof *info) return std::nullopt;
+  if (!VerQueryValueW(data.data(), L"\\", reinterpret_cast<void**>(&info), &len) || len < sizeof *info)
+    return std::nullopt;
   if (info->dwSignature != 0xFEEF04BD) return std::nullopt;
   return std::to_string(HIWORD(info->dwFileVersionMS)) + "." + std::to_string(LOWORD(info->dwFileVersionMS)) + "." +
          std::to_string(HIWORD(info->dwFileVersionLS)) + "." + std::to_string(LOWORD(info->dwFileVersionLS));

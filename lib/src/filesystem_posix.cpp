@@ -17,9 +17,12 @@ namespace {
 
 std::unexpected<Error> os_error(const std::string& what, const fs::path& path, int err = errno) {
   std::string hint;
-  if (err == ENOSPC) hint = " (the disk is full)";
-  else if (err == EACCES || err == EPERM) hint = " (permission denied: run with the rights to change the toolkit)";
-  else if (err == EXDEV) hint = " (the state directory is on another filesystem)";
+  if (err == ENOSPC)
+    hint = " (the disk is full)";
+  else if (err == EACCES || err == EPERM)
+    hint = " (permission denied: run with the rights to change the toolkit)";
+  else if (err == EXDEV)
+    hint = " (the state directory is on another filesystem)";
   return fail(ErrorCode::Io, what + " '" + path.string() + "': " + std::strerror(err) + hint, path.string());
 }
 

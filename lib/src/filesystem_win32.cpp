@@ -16,8 +16,10 @@ namespace {
 
 std::unexpected<Error> os_error(const std::string& what, const fs::path& path, DWORD err = GetLastError()) {
   std::string hint;
-  if (err == ERROR_DISK_FULL || err == ERROR_HANDLE_DISK_FULL) hint = " (the disk is full)";
-  else if (err == ERROR_ACCESS_DENIED) hint = " (access denied: run as administrator to change the toolkit)";
+  if (err == ERROR_DISK_FULL || err == ERROR_HANDLE_DISK_FULL)
+    hint = " (the disk is full)";
+  else if (err == ERROR_ACCESS_DENIED)
+    hint = " (access denied: run as administrator to change the toolkit)";
   else if (err == ERROR_SHARING_VIOLATION || err == ERROR_USER_MAPPED_FILE || err == ERROR_LOCK_VIOLATION)
     hint = " (the file is in use by a running program: close it, or pass --replace-in-use)";
   return fail(ErrorCode::Io, what + " '" + path.string() + "': " + win32::error_text(err) + hint, path.string());
@@ -53,8 +55,8 @@ class Win32FileSystem final : public FileSystem {
     return std::make_unique<Win32OutputFile>(h, path);
   }
   Result<void> make_symlink(const std::string&, const fs::path& link) override {
-    return fail(ErrorCode::UnsafeEntry, "symbolic links are not installed on Windows (no Windows cuDNN archive has one)",
-                link.string());
+    return fail(ErrorCode::UnsafeEntry,
+                "symbolic links are not installed on Windows (no Windows cuDNN archive has one)", link.string());
   }
   Result<void> rename(const fs::path& from, const fs::path& to) override {
     if (!MoveFileExW(from.c_str(), to.c_str(), MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH))
@@ -84,11 +86,13 @@ class Win32FileSystem final : public FileSystem {
     }
     DWORD err = GetLastError();
     if (err != ERROR_SHARING_VIOLATION && err != ERROR_LOCK_VIOLATION && err != ERROR_USER_MAPPED_FILE) return {};
-    return fail(ErrorCode::Conflict,
-                "'" + path.string() + "' is in use by a running program, so it cannot be replaced: close the programs "
-                "that use cuDNN (cudnn-install names them when Windows can tell), or pass --replace-in-use to move it "
-                "aside (the programs keep the old one until they restart)",
-                path.string());
+    return fail(
+        ErrorCode::Conflict,
+        "'" + path.string() +
+            "' is in use by a running program, so it cannot be replaced: close the programs "
+            "that use cuDNN (cudnn-install names them when Windows can tell), or pass --replace-in-use to move it "
+            "aside (the programs keep the old one until they restart)",
+        path.string());
   }
   Result<void> make_dir(const fs::path& path) override {
     if (!CreateDirectoryW(path.c_str(), nullptr)) return os_error("cannot create directory", path);
@@ -96,8 +100,8 @@ class Win32FileSystem final : public FileSystem {
   }
   Result<void> sync_dir(const fs::path&) override { return {}; }
   Result<void> append_durable(const fs::path& path, std::string_view bytes) override {
-    HANDLE h = CreateFileW(path.c_str(), FILE_APPEND_DATA, FILE_SHARE_READ, nullptr, OPEN_ALWAYS,
-                           FILE_ATTRIBUTE_NORMAL, nullptr);
+    HANDLE h = CreateFileW(path.c_str(), FILE_APPEND_DATA, FILE_SHARE_READ, nullptr, OPEN_ALWAYS, FILE_ATTRIBUTE_NORMAL,
+                           nullptr);
     if (h == INVALID_HANDLE_VALUE) return os_error("cannot open", path);
     Win32OutputFile file(h, path);
     if (auto r = file.write(bytes); !r) return r;
@@ -113,14 +117,17 @@ class Win32FileSystem final : public FileSystem {
     FileStat out;
     out.size = (static_cast<std::uint64_t>(data.nFileSizeHigh) << 32) | data.nFileSizeLow;
     out.mode = (data.dwFileAttributes & FILE_ATTRIBUTE_READONLY) ? 0444 : 0644;
-    if (data.dwFileAttributes & FILE_ATTRIBUTE_REPARSE_POINT) out.type = EntryType::Symlink;
-    else if (data.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY) out.type = EntryType::Directory;
+    if (data.dwFileAttributes & FILE_ATTRIBUTE_REPARSE_POINT)
+      out.type = EntryType::Symlink;
+    else if (data.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY)
+      out.type = EntryType::Directory;
     return std::optional(out);
   }
   // Volume serial and file index, size, last write and change time (FILE_BASIC_INFO.ChangeTime).
   std::optional<FileIdentity> identity(const fs::path& path) override {
-    win32::Handle h(CreateFileW(path.c_str(), FILE_READ_ATTRIBUTES, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
-                                nullptr, OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS, nullptr));
+    win32::Handle h(CreateFileW(path.c_str(), FILE_READ_ATTRIBUTES,
+                                FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, nullptr, OPEN_EXISTING,
+                                FILE_FLAG_BACKUP_SEMANTICS, nullptr));
     BY_HANDLE_FILE_INFORMATION info;
     FILE_BASIC_INFO basic;
     if (!h.valid() || !GetFileInformationByHandle(h.get(), &info) ||
@@ -128,7 +135,8 @@ class Win32FileSystem final : public FileSystem {
       return std::nullopt;
     auto join = [](DWORD high, DWORD low) { return (static_cast<std::uint64_t>(high) << 32) | low; };
     return FileIdentity{info.dwVolumeSerialNumber, join(info.nFileIndexHigh, info.nFileIndexLow),
-                        join(info.nFileSizeHigh, info.nFileSizeLow), basic.LastWriteTime.QuadPart, basic.ChangeTime.QuadPart};
+                        join(info.nFileSizeHigh, info.nFileSizeLow), basic.LastWriteTime.QuadPart,
+                        basic.ChangeTime.QuadPart};
   }
   Result<std::string> read_file(const fs::path& path) override {
     auto text = util::read_text_file(path);

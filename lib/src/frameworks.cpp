@@ -118,7 +118,7 @@ std::vector<fs::path> site_packages_dirs(const PythonEnvironment& env) {
   }
   if (!env.home.empty()) {
     add_prefix(dirs, fs::path(env.home) / ".local");  // POSIX user site
-    std::error_code ec;              // Windows user site: %APPDATA%\Python\Python3X\site-packages
+    std::error_code ec;                               // Windows user site: %APPDATA%\Python\Python3X\site-packages
     for (fs::directory_iterator it(fs::path(env.home) / "Python", ec), end; !ec && it != end; it.increment(ec))
       add_if_dir(dirs, it->path() / "site-packages");
   }

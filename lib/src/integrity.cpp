@@ -47,7 +47,8 @@ Result<std::vector<ManifestEntry>> parse_manifest(const std::string& json_text) 
         for (const auto& [variant, inner] : value.items()) add_if_archive(inner, entries);  // cuda_variant schema
     }
   }
-  if (entries.empty()) return fail(ErrorCode::Usage, "the manifest lists no archives (is it an NVIDIA redistrib manifest?)");
+  if (entries.empty())
+    return fail(ErrorCode::Usage, "the manifest lists no archives (is it an NVIDIA redistrib manifest?)");
   return entries;
 }
 
@@ -63,13 +64,15 @@ Result<IntegrityCheck> check_integrity(const std::string& file_name, const std::
   }
   if (!expected)
     for (const auto& k : known_archives())
-      if (file_name == k.file_name) expected = k.sha256, expected_size = k.size, source = "the table of known cuDNN archives";
+      if (file_name == k.file_name)
+        expected = k.sha256, expected_size = k.size, source = "the table of known cuDNN archives";
   IntegrityCheck check;
   check.sha256 = sha256;
   if (!expected) {
-    check.note = "'" + file_name + "' is not in " + (manifest ? "the manifest or " : std::string()) +
-                 "the table of known cuDNN archives: its sha256 cannot be checked. Pass NVIDIA's redistrib_<version>.json "
-                 "with --manifest to check it.";
+    check.note =
+        "'" + file_name + "' is not in " + (manifest ? "the manifest or " : std::string()) +
+        "the table of known cuDNN archives: its sha256 cannot be checked. Pass NVIDIA's redistrib_<version>.json "
+        "with --manifest to check it.";
     return check;
   }
   if (*expected != sha256 || (expected_size && size && expected_size != size))

@@ -44,12 +44,15 @@ JournalStep step_from(const json& j) {
 
 std::string from_hex(const std::string& hex) {
   std::string bytes;
-  for (std::size_t i = 0; i + 1 < hex.size(); i += 2) bytes.push_back(static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16)));
+  for (std::size_t i = 0; i + 1 < hex.size(); i += 2)
+    bytes.push_back(static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16)));
   return bytes;
 }
 
 json value_json(const RegValue& v) { return {{"type", v.type}, {"bytes", util::to_hex(v.bytes)}}; }
-RegValue value_from(const json& j) { return {j.at("type").get<std::uint32_t>(), from_hex(j.at("bytes").get<std::string>())}; }
+RegValue value_from(const json& j) {
+  return {j.at("type").get<std::uint32_t>(), from_hex(j.at("bytes").get<std::string>())};
+}
 
 json env_json(const EnvEdit& e) {
   json j{{"scope", e.scope == EnvScope::System ? "system" : "user"}, {"name", e.name}, {"after", value_json(e.after)}};
@@ -95,9 +98,15 @@ std::string begin_record(const BeginRecord& b) {
     if (!s.backup.empty()) j["backup"] = s.backup;
     steps.push_back(std::move(j));
   }
-  json body{{"type", "begin"}, {"id", b.id}, {"operation", b.operation}, {"archive", b.archive},
-            {"sha256", b.sha256}, {"cudnn_version", b.cudnn_version}, {"time", b.time},
-            {"dirs_created", b.dirs_created}, {"steps", steps}};
+  json body{{"type", "begin"},
+            {"id", b.id},
+            {"operation", b.operation},
+            {"archive", b.archive},
+            {"sha256", b.sha256},
+            {"cudnn_version", b.cudnn_version},
+            {"time", b.time},
+            {"dirs_created", b.dirs_created},
+            {"steps", steps}};
   if (b.env_edit) body["env"] = env_json(*b.env_edit), body["env_entry"] = b.env_entry;
   return framed(body);
 }

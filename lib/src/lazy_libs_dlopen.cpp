@@ -17,8 +17,10 @@ class Binder {
   void operator()(const char* name, Function& slot) {
     if (error_) return;
     auto found = find_function(handle_, library_, name);
-    if (found) slot = reinterpret_cast<Function>(*found);
-    else error_ = found.error();
+    if (found)
+      slot = reinterpret_cast<Function>(*found);
+    else
+      error_ = found.error();
   }
   const std::optional<Error>& error() const { return error_; }
 
@@ -53,27 +55,24 @@ Result<const Table*> loaded_once(const SharedLibrary& library, BindAll bind_all)
 
 Result<const LibZip*> libzip() {
   static const SharedLibrary library{CUDNN_INSTALL_LIBZIP_SONAME, CUDNN_INSTALL_LIBZIP_PACKAGE, "read zip archives"};
-  return loaded_once<LibZip>(library, [](Binder& bind, LibZip& table) {
-    CUDNN_INSTALL_LIBZIP_FUNCTIONS(CUDNN_INSTALL_BIND)
-  });
+  return loaded_once<LibZip>(library,
+                             [](Binder& bind, LibZip& table) { CUDNN_INSTALL_LIBZIP_FUNCTIONS(CUDNN_INSTALL_BIND) });
 }
 
 #if CUDNN_INSTALL_WITH_TAR
 Result<const LibArchive*> libarchive() {
   static const SharedLibrary library{CUDNN_INSTALL_LIBARCHIVE_SONAME, CUDNN_INSTALL_LIBARCHIVE_PACKAGE,
                                      "read .tar.xz archives"};
-  return loaded_once<LibArchive>(library, [](Binder& bind, LibArchive& table) {
-    CUDNN_INSTALL_LIBARCHIVE_FUNCTIONS(CUDNN_INSTALL_BIND)
-  });
+  return loaded_once<LibArchive>(
+      library, [](Binder& bind, LibArchive& table) { CUDNN_INSTALL_LIBARCHIVE_FUNCTIONS(CUDNN_INSTALL_BIND) });
 }
 #endif
 
 Result<const LibCrypto*> libcrypto() {
   static const SharedLibrary library{CUDNN_INSTALL_LIBCRYPTO_SONAME, CUDNN_INSTALL_LIBCRYPTO_PACKAGE,
                                      "compute sha256 checksums"};
-  return loaded_once<LibCrypto>(library, [](Binder& bind, LibCrypto& table) {
-    CUDNN_INSTALL_LIBCRYPTO_FUNCTIONS(CUDNN_INSTALL_BIND)
-  });
+  return loaded_once<LibCrypto>(
+      library, [](Binder& bind, LibCrypto& table) { CUDNN_INSTALL_LIBCRYPTO_FUNCTIONS(CUDNN_INSTALL_BIND) });
 }
 
 }  // namespace cudnn_install

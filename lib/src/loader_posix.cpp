@@ -101,8 +101,9 @@ LoaderChange plan_loader_change(const Toolkit& tk, const LoaderEnv& env, LoaderM
   c.conf_file = (env.etc / "ld.so.conf.d" / ("cudnn-install-cuda-" + version + ".conf")).string();
   c.conf_content = (ec ? lib : real).string() + "\n";
   c.shell_line = "export LD_LIBRARY_PATH=" + (ec ? lib : real).string() + "${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}";
-  c.reason = mode == LoaderMode::System ? "the loader does not search " + lib.string() + ": adding " + c.conf_file
-                                        : "the loader does not search " + lib.string() + "; add this to your shell profile:";
+  c.reason = mode == LoaderMode::System
+                 ? "the loader does not search " + lib.string() + ": adding " + c.conf_file
+                 : "the loader does not search " + lib.string() + "; add this to your shell profile:";
   return c;
 }
 

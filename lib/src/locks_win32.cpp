@@ -3,6 +3,7 @@
 // if the process running under it now started when Restart Manager saw it (PIDs are reused).
 // Under Wine, Restart Manager is a stub that always answers "nobody": that is reported as unknown.
 #include <windows.h>
+
 #include <restartmanager.h>
 
 #include "cudnn_install/locks.hpp"
@@ -57,7 +58,8 @@ Result<std::vector<RM_PROCESS_INFO>> rm_holders(const std::vector<WatchedFile>& 
     }
   }
   RmEndSession(session);
-  if (rc != ERROR_SUCCESS) return fail(ErrorCode::Io, "Restart Manager cannot list the processes: " + win32::error_text(rc));
+  if (rc != ERROR_SUCCESS)
+    return fail(ErrorCode::Io, "Restart Manager cannot list the processes: " + win32::error_text(rc));
   return info;
 }
 

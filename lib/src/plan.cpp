@@ -19,24 +19,23 @@ std::optional<std::unexpected<Error>> archive_target_missing(const ArchiveInfo& 
     return std::nullopt;
   std::string held;
   for (const auto& t : toolkit.targets) held += (held.empty() ? "" : ", ") + t;
-  return fail(ErrorCode::CudaMismatch, "this archive is built for " + archive.name->platform + " (" + *target +
-                                           ") but the CUDA toolkit at '" + toolkit.root.string() +
-                                           "' holds libraries for " + held + " only; download the archive for that CPU");
+  return fail(ErrorCode::CudaMismatch,
+              "this archive is built for " + archive.name->platform + " (" + *target + ") but the CUDA toolkit at '" +
+                  toolkit.root.string() + "' holds libraries for " + held + " only; download the archive for that CPU");
 }
 
 Result<void> check_compatible(const ArchiveInfo& archive, const Toolkit& toolkit) {
   if (archive.os != toolkit.os)
-    return fail(ErrorCode::CudaMismatch,
-                std::string("this is a ") + to_string(archive.os) + " archive but the CUDA toolkit at '" +
-                    toolkit.root.string() + "' is a " + to_string(toolkit.os) + " toolkit; download the " +
-                    to_string(toolkit.os) + " archive instead");
+    return fail(ErrorCode::CudaMismatch, std::string("this is a ") + to_string(archive.os) +
+                                             " archive but the CUDA toolkit at '" + toolkit.root.string() + "' is a " +
+                                             to_string(toolkit.os) + " toolkit; download the " + to_string(toolkit.os) +
+                                             " archive instead");
   if (auto arch = archive_target_missing(archive, toolkit)) return std::unexpected(arch->error());
   if (archive.name && archive.name->cuda.major != toolkit.version.major)
     return fail(ErrorCode::CudaMismatch,
                 "the archive is built for CUDA " + archive.name->cuda.text + " but the toolkit at '" +
-                    toolkit.root.string() + "' is CUDA " + toolkit.version.to_string() +
-                    "; download the _cuda" + std::to_string(toolkit.version.major) +
-                    " archive of this cuDNN, or pass --cuda-root for a CUDA " +
+                    toolkit.root.string() + "' is CUDA " + toolkit.version.to_string() + "; download the _cuda" +
+                    std::to_string(toolkit.version.major) + " archive of this cuDNN, or pass --cuda-root for a CUDA " +
                     std::to_string(archive.name->cuda.major) + " toolkit");
   return {};
 }
@@ -82,21 +81,32 @@ Step stale_step(const std::string& target, const ExistingFile& old, int new_majo
 }  // namespace
 
 std::size_t Plan::count(Action a) const {
-  return static_cast<std::size_t>(std::count_if(steps.begin(), steps.end(), [a](const Step& s) { return s.action == a; }));
+  return static_cast<std::size_t>(
+      std::count_if(steps.begin(), steps.end(), [a](const Step& s) { return s.action == a; }));
 }
 
 bool Plan::changes_anything() const {
-  return !dirs_to_create.empty() || env_edit || count(Action::Create) + count(Action::Overwrite) + count(Action::Remove) > 0;
+  return !dirs_to_create.empty() || env_edit ||
+         count(Action::Create) + count(Action::Overwrite) + count(Action::Remove) > 0;
 }
 
 std::string target_of(const Entry& entry, const Toolkit& toolkit) {
   std::filesystem::path dir;
   switch (dest_of(entry.role)) {
-    case DestDir::Include: dir = toolkit.include_dir; break;
-    case DestDir::Bin: dir = toolkit.bin_dir; break;
-    case DestDir::Lib: dir = toolkit.lib_dir; break;
-    case DestDir::ImportLib: dir = toolkit.import_lib_dir; break;
-    case DestDir::None: return {};
+    case DestDir::Include:
+      dir = toolkit.include_dir;
+      break;
+    case DestDir::Bin:
+      dir = toolkit.bin_dir;
+      break;
+    case DestDir::Lib:
+      dir = toolkit.lib_dir;
+      break;
+    case DestDir::ImportLib:
+      dir = toolkit.import_lib_dir;
+      break;
+    case DestDir::None:
+      return {};
   }
   return (dir / entry.file_name).generic_string();
 }
@@ -163,7 +173,8 @@ Result<Plan> make_plan(const ArchiveInfo& archive, const Toolkit& toolkit, const
   for (const auto& [target, old] : tree.cudnn_files)
     if (!claimed.count(target)) plan.steps.push_back(stale_step(target, old, archive.header_version.major, options));
   for (const auto& g : options.generated) {
-    Step s{Action::Create, g.target, {}, Role::LoaderConfig, EntryType::File, g.content.size(), 0644, {}, {}, g.content};
+    Step s{Action::Create, g.target, {}, Role::LoaderConfig, EntryType::File, g.content.size(),
+           0644,           {},       {}, g.content};
     if (g.current) s.action = *g.current == g.content ? Action::SkipIdentical : Action::Overwrite;
     if (s.action != Action::SkipIdentical) plan.bytes_to_write += s.size;
     plan.steps.push_back(std::move(s));
@@ -179,18 +190,31 @@ Plan removal_plan(const Toolkit& toolkit, const std::map<std::string, ExistingFi
   plan.archive_name = "(uninstall --force)";
   plan.cuda_version = toolkit.version.to_string();
   for (const auto& [target, old] : files)
-    plan.steps.push_back({Action::Remove, target, {}, classify(target), old.type, old.size, old.mode, old.link_target,
-                          "not installed by cudnn-install; removed because of --force", {}});
+    plan.steps.push_back({Action::Remove,
+                          target,
+                          {},
+                          classify(target),
+                          old.type,
+                          old.size,
+                          old.mode,
+                          old.link_target,
+                          "not installed by cudnn-install; removed because of --force",
+                          {}});
   return plan;
 }
 
 const char* to_string(Action a) {
   switch (a) {
-    case Action::Create: return "create";
-    case Action::Overwrite: return "overwrite";
-    case Action::SkipIdentical: return "skip-identical";
-    case Action::Remove: return "remove";
-    case Action::KeepOther: return "keep";
+    case Action::Create:
+      return "create";
+    case Action::Overwrite:
+      return "overwrite";
+    case Action::SkipIdentical:
+      return "skip-identical";
+    case Action::Remove:
+      return "remove";
+    case Action::KeepOther:
+      return "keep";
   }
   return "?";
 }

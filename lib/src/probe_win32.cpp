@@ -28,9 +28,14 @@ std::wstring quoted(const std::wstring& arg) {
   for (size_t i = 0; i < arg.size(); ++i) {
     size_t slashes = 0;
     while (i < arg.size() && arg[i] == L'\\') ++slashes, ++i;
-    if (i == arg.size()) { out.append(slashes * 2, L'\\'); break; }
-    if (arg[i] == L'"') out.append(slashes * 2 + 1, L'\\');
-    else out.append(slashes, L'\\');
+    if (i == arg.size()) {
+      out.append(slashes * 2, L'\\');
+      break;
+    }
+    if (arg[i] == L'"')
+      out.append(slashes * 2 + 1, L'\\');
+    else
+      out.append(slashes, L'\\');
     out.push_back(arg[i]);
   }
   return out + L"\"";
@@ -52,9 +57,11 @@ struct Pipe {
 std::string exception_name(DWORD code) {
   char hex[16];
   std::snprintf(hex, sizeof hex, "0x%08lX", static_cast<unsigned long>(code));
-  std::string name = code == 0xC0000005 ? "access violation" : code == 0xC0000409 ? "stack buffer overrun / abort"
-                     : code == 0xC0000135 ? "a DLL it needs was not found" : code == 0xC000007B ? "a 32-bit or corrupt DLL"
-                                                                                : "exception";
+  std::string name = code == 0xC0000005   ? "access violation"
+                     : code == 0xC0000409 ? "stack buffer overrun / abort"
+                     : code == 0xC0000135 ? "a DLL it needs was not found"
+                     : code == 0xC000007B ? "a 32-bit or corrupt DLL"
+                                          : "exception";
   return name + ", " + hex;
 }
 
@@ -82,7 +89,8 @@ ProbeResult probe_in_child(const fs::path& self_exe, const fs::path& library) {
   si.hStdOutput = out.write.get();
   si.hStdError = err.write.get();
   PROCESS_INFORMATION pi{};
-  if (!CreateProcessW(self_exe.c_str(), command.data(), nullptr, nullptr, TRUE, CREATE_NO_WINDOW, nullptr, nullptr, &si, &pi)) {
+  if (!CreateProcessW(self_exe.c_str(), command.data(), nullptr, nullptr, TRUE, CREATE_NO_WINDOW, nullptr, nullptr, &si,
+                      &pi)) {
     r.detail = "cannot start the probe " + self_exe.string() + ": " + win32::error_text(GetLastError());
     return r;
   }

@@ -58,8 +58,11 @@ std::string render_plan_text(const Plan& plan, const ArchiveInfo& archive, const
 nlohmann::json plan_to_json(const Plan& plan, const ArchiveInfo& archive, const Toolkit& toolkit) {
   nlohmann::json steps = nlohmann::json::array();
   for (const auto& s : plan.steps) {
-    nlohmann::json j{{"action", to_string(s.action)}, {"target", s.target}, {"role", to_string(s.role)},
-                     {"type", s.type == EntryType::Symlink ? "symlink" : "file"}, {"size", s.size}};
+    nlohmann::json j{{"action", to_string(s.action)},
+                     {"target", s.target},
+                     {"role", to_string(s.role)},
+                     {"type", s.type == EntryType::Symlink ? "symlink" : "file"},
+                     {"size", s.size}};
     if (!s.entry.empty()) j["entry"] = s.entry;
     if (!s.link_target.empty()) j["link_target"] = s.link_target;
     if (!s.reason.empty()) j["reason"] = s.reason;
@@ -95,12 +98,9 @@ nlohmann::json plan_to_json(const Plan& plan, const ArchiveInfo& archive, const 
 }
 
 nlohmann::json error_to_json(const Error& error) {
-  return {{"schema", kJsonSchema},
-          {"kind", "error"},
-          {"code", to_string(error.code)},
-          {"exit_code", static_cast<int>(exit_code_for(error.code))},
-          {"message", error.message},
-          {"subject", error.subject}};
+  return {{"schema", kJsonSchema},         {"kind", "error"},
+          {"code", to_string(error.code)}, {"exit_code", static_cast<int>(exit_code_for(error.code))},
+          {"message", error.message},      {"subject", error.subject}};
 }
 
 }  // namespace cudnn_install

@@ -1,5 +1,6 @@
 // sha256 through Windows' CNG (BCrypt), the file read one 1 MiB chunk ahead of the hashing.
 #include <windows.h>
+
 #include <bcrypt.h>
 
 #include "cudnn_install/integrity.hpp"
@@ -38,7 +39,8 @@ Result<std::string> sha256_file(const std::filesystem::path& path, const HashPro
       progress);
   if (!read) return std::unexpected(read.error());
   unsigned char digest[32];
-  if (BCryptFinishHash(sha.hash, digest, sizeof digest, 0) < 0) return fail(ErrorCode::Io, "BCrypt failed to finish sha256");
+  if (BCryptFinishHash(sha.hash, digest, sizeof digest, 0) < 0)
+    return fail(ErrorCode::Io, "BCrypt failed to finish sha256");
   return util::to_hex(std::string_view(reinterpret_cast<const char*>(digest), sizeof digest));
 }
 

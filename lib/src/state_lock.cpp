@@ -10,8 +10,9 @@ Result<fs::path> prepare_lock_file(const fs::path& root) {
   std::error_code ec;
   fs::create_directories(state_dir(root), ec);
   if (ec)
-    return fail(ErrorCode::Io, "cannot create '" + state_dir(root).string() + "': " + ec.message() +
-                                   " (run with the rights to change the toolkit: root, or an administrator on Windows)",
+    return fail(ErrorCode::Io,
+                "cannot create '" + state_dir(root).string() + "': " + ec.message() +
+                    " (run with the rights to change the toolkit: root, or an administrator on Windows)",
                 state_dir(root).string());
   return state_dir(root) / "lock";
 }

@@ -27,7 +27,8 @@ class PosixStateLock final : public StateLock {
  public:
   PosixStateLock(int fd, std::optional<long> stale) : fd_(fd), stale_(stale) {}
   ~PosixStateLock() override {
-    if (::ftruncate(fd_, 0) != 0) { /* nothing to do: the lock is released by close anyway */ }
+    if (::ftruncate(fd_, 0) != 0) { /* nothing to do: the lock is released by close anyway */
+    }
     ::close(fd_);  // releases the flock
   }
   std::optional<long> stale_holder() const override { return stale_; }
@@ -52,7 +53,8 @@ Result<std::unique_ptr<StateLock>> acquire_state_lock(const fs::path& root) {
   }
   auto stale = read_pid(fd);
   std::string pid = std::to_string(::getpid()) + "\n";
-  if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, pid.data(), pid.size(), 0) < 0) { /* the PID is only a hint */ }
+  if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, pid.data(), pid.size(), 0) < 0) { /* the PID is only a hint */
+  }
   return std::make_unique<PosixStateLock>(fd, stale);
 }
 

@@ -50,7 +50,8 @@ Result<std::unique_ptr<StateLock>> acquire_state_lock(const fs::path& root) {
   HANDLE h = CreateFileW(path.c_str(), GENERIC_READ | GENERIC_WRITE, FILE_SHARE_READ | FILE_SHARE_WRITE, nullptr,
                          OPEN_ALWAYS, FILE_ATTRIBUTE_NORMAL, nullptr);
   if (h == INVALID_HANDLE_VALUE)
-    return fail(ErrorCode::Io, "cannot open '" + path.string() + "': " + win32::error_text(GetLastError()), path.string());
+    return fail(ErrorCode::Io, "cannot open '" + path.string() + "': " + win32::error_text(GetLastError()),
+                path.string());
   OVERLAPPED at{};
   at.Offset = kLockOffset;
   if (!LockFileEx(h, LOCKFILE_EXCLUSIVE_LOCK | LOCKFILE_FAIL_IMMEDIATELY, 0, 1, 0, &at)) {

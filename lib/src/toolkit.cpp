@@ -55,8 +55,13 @@ fs::path resolve_inside(const fs::path& root, const fs::path& rel) {
 // lib/<triplet> (distribution packages such as nvidia-cuda-toolkit in /usr), targets/<arch>/lib.
 fs::path linux_lib_dir(const fs::path& root) {
   static const std::regex cudart(R"(libcudart\.so.*)");
-  const char* candidates[] = {"lib64", "lib", "lib/x86_64-linux-gnu", "lib/aarch64-linux-gnu", "targets/x86_64-linux/lib",
-                              "targets/sbsa-linux/lib", "targets/aarch64-linux/lib"};
+  const char* candidates[] = {"lib64",
+                              "lib",
+                              "lib/x86_64-linux-gnu",
+                              "lib/aarch64-linux-gnu",
+                              "targets/x86_64-linux/lib",
+                              "targets/sbsa-linux/lib",
+                              "targets/aarch64-linux/lib"};
   for (const char* c : candidates)
     if (has_file_matching(root / c, cudart)) return c;
   std::error_code ec;
@@ -69,7 +74,8 @@ void fill_layout(Toolkit& tk) {
   static const std::regex cudart_dll(R"(cudart64_[0-9]+\.dll)", std::regex::icase);
   std::error_code ec;
   bool dll_in_x64 = has_file_matching(tk.root / "bin" / "x64", cudart_dll);
-  bool windows = dll_in_x64 || has_file_matching(tk.root / "bin", cudart_dll) || fs::exists(tk.root / "bin/nvcc.exe", ec);
+  bool windows =
+      dll_in_x64 || has_file_matching(tk.root / "bin", cudart_dll) || fs::exists(tk.root / "bin/nvcc.exe", ec);
   tk.include_dir = resolve_inside(tk.root, "include");
   if (windows) {
     tk.os = TargetOs::Windows;
@@ -190,7 +196,8 @@ Result<Toolkit> choose_toolkit(const ToolkitSearch& search, std::optional<int> c
   }
   std::string list;
   for (const auto& tk : all) list += "\n" + describe(tk);
-  return fail(ErrorCode::NoToolkit, "several CUDA toolkits could take this archive; choose one with --cuda-root:" + list);
+  return fail(ErrorCode::NoToolkit,
+              "several CUDA toolkits could take this archive; choose one with --cuda-root:" + list);
 }
 
 }  // namespace cudnn_install

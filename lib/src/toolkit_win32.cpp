@@ -28,7 +28,8 @@ std::vector<fs::path> registry_dirs() {
     if (RegEnumKeyExW(key, i, name, &len, nullptr, nullptr, nullptr, nullptr) != ERROR_SUCCESS) break;
     wchar_t dir[MAX_PATH * 2] = {};
     DWORD bytes = sizeof dir - sizeof(wchar_t);
-    if (RegGetValueW(key, name, L"InstallDir", RRF_RT_REG_SZ, nullptr, dir, &bytes) == ERROR_SUCCESS) dirs.emplace_back(dir);
+    if (RegGetValueW(key, name, L"InstallDir", RRF_RT_REG_SZ, nullptr, dir, &bytes) == ERROR_SUCCESS)
+      dirs.emplace_back(dir);
   }
   RegCloseKey(key);
   std::sort(dirs.rbegin(), dirs.rend());

@@ -75,9 +75,10 @@ Result<TreeState> scan_tree(const ArchiveInfo& archive, const Toolkit& toolkit, 
     auto old = look(full);
     if (!old) continue;
     if (old->type == EntryType::Directory || old->type == EntryType::Other)
-      return fail(ErrorCode::Conflict,
-                  "'" + full.string() + "' is a directory or special file where cuDNN needs to put a file; move it away first",
-                  full.string());
+      return fail(
+          ErrorCode::Conflict,
+          "'" + full.string() + "' is a directory or special file where cuDNN needs to put a file; move it away first",
+          full.string());
     if (old->type == EntryType::File && e.raw.crc32 && old->size == e.raw.size)
       old->crc32 = crc_of(target, full, known, tree);
     tree.targets[target] = *old;

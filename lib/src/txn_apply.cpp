@@ -104,7 +104,8 @@ class Stager {
       if (auto r = (*file)->write(w->planned->content); !r) return r;
       if (auto r = (*file)->sync_and_close(); !r) return r;
       const std::string& c = w->planned->content;
-      wrote(*w, static_cast<std::uint32_t>(crc32(0, reinterpret_cast<const Bytef*>(c.data()), static_cast<uInt>(c.size()))));
+      wrote(*w, static_cast<std::uint32_t>(
+                    crc32(0, reinterpret_cast<const Bytef*>(c.data()), static_cast<uInt>(c.size()))));
     }
     if (auto r = take_spooled(archive); !r) return r;
     if (staged_ == by_entry_.size()) return {};  // nothing (more) to read from the archive
@@ -164,14 +165,16 @@ class Stager {
     auto file = fs_.create_new(root_ / w.step.temp, mode);
     if (!file) return std::unexpected(file.error());
     auto writer = std::make_shared<EntryWriter>(std::move(*file));
-    return std::optional<ChunkSink>([this, &w, writer, expected = e.crc32](std::span<const char> chunk) -> Result<void> {
+    return std::optional<ChunkSink>([this, &w, writer,
+                                     expected = e.crc32](std::span<const char> chunk) -> Result<void> {
       if (!chunk.empty()) {
         writer->crc = crc32(writer->crc, reinterpret_cast<const Bytef*>(chunk.data()), static_cast<uInt>(chunk.size()));
         report(w, chunk.size());
         return writer->out->write(chunk);
       }
       if (expected && *expected != static_cast<std::uint32_t>(writer->crc))
-        return fail(ErrorCode::BadArchive, "entry '" + w.planned->entry + "' changed since it was checked", w.step.target);
+        return fail(ErrorCode::BadArchive, "entry '" + w.planned->entry + "' changed since it was checked",
+                    w.step.target);
       auto closed = writer->out->sync_and_close();
       writer->out.reset();
       if (!closed) return closed;
@@ -210,8 +213,8 @@ class Stager {
   const ApplyOptions& options_;
   std::map<std::string, Work*> by_entry_;
   std::vector<const Work*> generated_;  // files the tool writes itself
-  std::set<std::string> taken_;          // entries staged from the spool
-  std::mutex progress_mutex_;  // for progress_, staged_ and written_
+  std::set<std::string> taken_;         // entries staged from the spool
+  std::mutex progress_mutex_;           // for progress_, staged_ and written_
   std::map<std::string, FileStamp> written_;
   std::size_t staged_ = 0;
   Progress progress_;
@@ -242,7 +245,8 @@ Result<void> swap_into_place(FileSystem& fs, const fs::path& root, const std::ve
       if (auto r = fs.rename(root / w.step.target, root / w.step.backup); !r) return r;
     if (w.step.kind == JournalStep::Kind::Place)
       if (auto r = fs.rename(root / w.step.temp, root / w.step.target); !r) return r;
-    spdlog::info("{} {}", w.step.kind == JournalStep::Kind::Place ? (w.step.had_old() ? "replaced" : "created") : "removed",
+    spdlog::info("{} {}",
+                 w.step.kind == JournalStep::Kind::Place ? (w.step.had_old() ? "replaced" : "created") : "removed",
                  w.step.target);
   }
   return {};
@@ -299,7 +303,8 @@ Result<TxnOutcome> apply_plan(FileSystem& fs, const fs::path& root, const Archiv
   BeginRecord begin = make_begin(plan, work, outcome.id, options);
   if (auto r = write_begin(fs, root, begin); !r) {
     (void)fs.remove(txn_paths::journal(root));
-    return fail(ErrorCode::Io, r.error().message + "\nThe install did not start: nothing was changed.", r.error().subject);
+    return fail(ErrorCode::Io, r.error().message + "\nThe install did not start: nothing was changed.",
+                r.error().subject);
   }
   if (auto r = run_phases(fs, root, archive, work, begin, options, outcome); !r) {
     auto restored = finish_undo(fs, root, begin, options.env);
@@ -311,8 +316,10 @@ Result<TxnOutcome> apply_plan(FileSystem& fs, const fs::path& root, const Archiv
     spdlog::warn("installed, but filing the transaction failed ({}); the next run of cudnn-install finishes it",
                  r.error().message);
   for (const auto& w : work) {
-    if (w.step.kind == JournalStep::Kind::Remove) ++outcome.files_removed;
-    else ++outcome.files_written, outcome.bytes_written += w.planned->size;
+    if (w.step.kind == JournalStep::Kind::Remove)
+      ++outcome.files_removed;
+    else
+      ++outcome.files_written, outcome.bytes_written += w.planned->size;
   }
   outcome.files_unchanged = plan.count(Action::SkipIdentical);
   return outcome;

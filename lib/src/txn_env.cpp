@@ -30,9 +30,10 @@ Result<void> undo_env_edit(EnvStore* env, const BeginRecord& begin) {
   if (!now) return std::unexpected(now.error());
   if (*now == edit.before) return {};  // never written, or already restored
   if (*now != edit.after) {
-    spdlog::warn("{} in {} was changed by something else after transaction {}; it is left as it is now{}", edit.name,
-                 to_string(edit.scope), begin.id,
-                 begin.env_entry.empty() ? "" : " (remove " + begin.env_entry + " from it yourself if it is not wanted)");
+    spdlog::warn(
+        "{} in {} was changed by something else after transaction {}; it is left as it is now{}", edit.name,
+        to_string(edit.scope), begin.id,
+        begin.env_entry.empty() ? "" : " (remove " + begin.env_entry + " from it yourself if it is not wanted)");
     return {};
   }
   auto r = edit.before ? env->write(edit.scope, edit.name, *edit.before) : env->erase(edit.scope, edit.name);

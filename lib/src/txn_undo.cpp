@@ -18,7 +18,9 @@ namespace cudnn_install {
 namespace txn_paths {
 
 fs::path journal(const fs::path& root) { return state_dir(root) / "journal.jsonl"; }
-fs::path history_file(const fs::path& root, const std::string& id) { return state_dir(root) / "history" / (id + ".jsonl"); }
+fs::path history_file(const fs::path& root, const std::string& id) {
+  return state_dir(root) / "history" / (id + ".jsonl");
+}
 std::string backup_dir(const std::string& id) { return std::string(kStateDirName) + "/backup/" + id; }
 std::string backup_for(const std::string& id, std::size_t n) { return backup_dir(id) + "/" + std::to_string(n); }
 
@@ -56,7 +58,7 @@ Result<void> undo_one(FileSystem& fs, const fs::path& root, const JournalStep& s
     auto backup = exists(fs, root / s.backup);
     if (!backup) return std::unexpected(backup.error());
     if (*backup) return fs.rename(root / s.backup, root / s.target);  // restores the old file over the new one
-    return {};                                                       // the old file never left
+    return {};                                                        // the old file never left
   }
   auto placed = exists(fs, root / s.target);
   if (!placed) return std::unexpected(placed.error());
@@ -189,7 +191,13 @@ Result<std::vector<HistoryItem>> read_history(FileSystem& fs, const fs::path& ro
   for (const auto& id : *ids) {
     auto begin = committed_begin(fs, root, id);
     if (!begin) continue;
-    HistoryItem item{id, begin->operation, begin->archive, begin->cudnn_version, begin->time, begin->steps.size(), {},
+    HistoryItem item{id,
+                     begin->operation,
+                     begin->archive,
+                     begin->cudnn_version,
+                     begin->time,
+                     begin->steps.size(),
+                     {},
                      begin->env_edit ? begin->env_entry : std::string()};
     for (const auto& s : begin->steps)
       if (fs::path(s.target).is_absolute()) item.outside_root.push_back(s.target);
@@ -211,8 +219,11 @@ Result<HistoryItem> rollback_last(FileSystem& fs, const fs::path& root, EnvStore
   auto r = fs.sync_dir(state_dir(root));
   if (r) r = finish_rollback(fs, root, last.id, env);
   if (!r)
-    return fail(ErrorCode::Io, r.error().message + "\nThe rollback is journalled: fix the cause and run `cudnn-install --rollback` again to finish it.",
-                r.error().subject);
+    return fail(
+        ErrorCode::Io,
+        r.error().message +
+            "\nThe rollback is journalled: fix the cause and run `cudnn-install --rollback` again to finish it.",
+        r.error().subject);
   return last;
 }
 

@@ -1,8 +1,8 @@
 // Small helpers shared by the library's sources (not part of the public API).
 #pragma once
 #include <algorithm>
-#include <cstdint>
 #include <cctype>
+#include <cstdint>
 #include <ctime>
 #include <filesystem>
 #include <fstream>

@@ -54,7 +54,8 @@ bool host_can_load(const Toolkit& tk) {
 void check_runtime(VerifyReport& r, const Toolkit& tk, const VerifyOptions& o) {
   if (o.runtime == RuntimeCheck::Skip || r.libraries.empty() || !r.libraries.front().present) return;
   if (!host_can_load(tk)) {
-    r.notes.push_back(std::string("the ") + to_string(tk.os) + " libraries cannot be loaded on this machine: static checks only");
+    r.notes.push_back(std::string("the ") + to_string(tk.os) +
+                      " libraries cannot be loaded on this machine: static checks only");
     return;
   }
   ProbeResult p = probe_in_child(o.self_exe, r.libraries.front().path);
@@ -66,9 +67,12 @@ void check_runtime(VerifyReport& r, const Toolkit& tk, const VerifyOptions& o) {
   if (p.version != r.header_number)
     r.problems.push_back(fmt::format("the library reports version {} but the installed cudnn_version.h says {}",
                                      p.version, r.header_number));
-  if (p.gpu == ProbeResult::Gpu::Used) r.notes.push_back("GPU: " + p.gpu_detail + " (cudnnCreate/cudnnDestroy succeeded)");
-  else if (p.gpu == ProbeResult::Gpu::Failed) r.problems.push_back("cuDNN could not use the GPU: " + p.gpu_detail);
-  else r.notes.push_back("no GPU: version check only (" + p.gpu_detail + ")");
+  if (p.gpu == ProbeResult::Gpu::Used)
+    r.notes.push_back("GPU: " + p.gpu_detail + " (cudnnCreate/cudnnDestroy succeeded)");
+  else if (p.gpu == ProbeResult::Gpu::Failed)
+    r.problems.push_back("cuDNN could not use the GPU: " + p.gpu_detail);
+  else
+    r.notes.push_back("no GPU: version check only (" + p.gpu_detail + ")");
 }
 
 }  // namespace
@@ -104,7 +108,8 @@ Result<VerifyReport> verify_install(const Toolkit& tk, const VerifyOptions& o) {
   if (!want.empty() && want != r.header_version && !want.starts_with(r.header_version + "."))
     r.problems.push_back("the installed cudnn_version.h says " + r.header_version + ", expected " + o.expected_version);
   r.libraries.push_back(check_library(tk, "", header->major));
-  for (const auto& sub : cudnn_sublibraries(header->major)) r.libraries.push_back(check_library(tk, sub, header->major));
+  for (const auto& sub : cudnn_sublibraries(header->major))
+    r.libraries.push_back(check_library(tk, sub, header->major));
   for (const auto& lib : r.libraries) {
     if (!lib.present)
       r.problems.push_back(fmt::format("{} is missing from {}: cuDNN {} needs it (\"Could not load library\" errors)",

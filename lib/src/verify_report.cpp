@@ -8,20 +8,28 @@ namespace {
 
 const char* load_name(ProbeResult::Load l) {
   switch (l) {
-    case ProbeResult::Load::Loaded: return "loaded";
-    case ProbeResult::Load::NotFound: return "not-found";
-    case ProbeResult::Load::Failed: return "failed";
-    case ProbeResult::Load::Crashed: return "crashed";
+    case ProbeResult::Load::Loaded:
+      return "loaded";
+    case ProbeResult::Load::NotFound:
+      return "not-found";
+    case ProbeResult::Load::Failed:
+      return "failed";
+    case ProbeResult::Load::Crashed:
+      return "crashed";
   }
   return "failed";
 }
 
 const char* gpu_name(ProbeResult::Gpu g) {
   switch (g) {
-    case ProbeResult::Gpu::Used: return "used";
-    case ProbeResult::Gpu::NoDriver: return "no-driver";
-    case ProbeResult::Gpu::NoDevice: return "no-device";
-    case ProbeResult::Gpu::Failed: return "failed";
+    case ProbeResult::Gpu::Used:
+      return "used";
+    case ProbeResult::Gpu::NoDriver:
+      return "no-driver";
+    case ProbeResult::Gpu::NoDevice:
+      return "no-device";
+    case ProbeResult::Gpu::Failed:
+      return "failed";
   }
   return "failed";
 }
@@ -36,8 +44,9 @@ E from_name(const std::string& name, std::initializer_list<E> all, const char* (
 }  // namespace
 
 nlohmann::json probe_to_json(const ProbeResult& r) {
-  return {{"load", load_name(r.load)},     {"detail", r.detail},       {"version", r.version},
-          {"cudart_version", r.cudart_version}, {"status_text", r.status_text}, {"gpu", gpu_name(r.gpu)},
+  return {{"load", load_name(r.load)},    {"detail", r.detail},
+          {"version", r.version},         {"cudart_version", r.cudart_version},
+          {"status_text", r.status_text}, {"gpu", gpu_name(r.gpu)},
           {"gpu_detail", r.gpu_detail},   {"driver_version", r.driver_version}};
 }
 
@@ -60,10 +69,15 @@ nlohmann::json verify_to_json(const VerifyReport& r) {
   nlohmann::json libs = nlohmann::json::array();
   for (const auto& l : r.libraries)
     libs.push_back({{"name", l.name}, {"path", l.path}, {"present", l.present}, {"version", l.version}});
-  nlohmann::json j{{"schema", kJsonSchema},        {"kind", "verify"},          {"ok", r.ok()},
-                   {"toolkit", r.toolkit_root},    {"header_version", r.header_version},
-                   {"header_number", r.header_number}, {"libraries", libs},
-                   {"problems", r.problems},       {"notes", r.notes}};
+  nlohmann::json j{{"schema", kJsonSchema},
+                   {"kind", "verify"},
+                   {"ok", r.ok()},
+                   {"toolkit", r.toolkit_root},
+                   {"header_version", r.header_version},
+                   {"header_number", r.header_number},
+                   {"libraries", libs},
+                   {"problems", r.problems},
+                   {"notes", r.notes}};
   if (r.runtime) j["runtime"] = probe_to_json(*r.runtime);
   return j;
 }
@@ -76,8 +90,10 @@ std::string render_verify_text(const VerifyReport& r) {
   if (r.runtime) {
     const auto& p = *r.runtime;
     if (p.load == ProbeResult::Load::Loaded)
-      out += fmt::format("  runtime    loaded in a child process: cudnnGetVersion() = {}, cudnnGetCudartVersion() = {}, "
-                         "status 0 = \"{}\"\n", p.version, p.cudart_version, p.status_text);
+      out += fmt::format(
+          "  runtime    loaded in a child process: cudnnGetVersion() = {}, cudnnGetCudartVersion() = {}, "
+          "status 0 = \"{}\"\n",
+          p.version, p.cudart_version, p.status_text);
     else
       out += fmt::format("  runtime    {}: {}\n", load_name(p.load), p.detail);
   }

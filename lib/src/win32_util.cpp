@@ -24,7 +24,8 @@ std::string error_text(DWORD code) {
                            nullptr, code, 0, reinterpret_cast<wchar_t*>(&text), 0, nullptr);
   std::string message = n ? narrow(std::wstring_view(text, n)) : "unknown error";
   if (text) LocalFree(text);
-  while (!message.empty() && (message.back() == '\n' || message.back() == '\r' || message.back() == ' ')) message.pop_back();
+  while (!message.empty() && (message.back() == '\n' || message.back() == '\r' || message.back() == ' '))
+    message.pop_back();
   return message + " (error " + std::to_string(code) + ")";
 }
 

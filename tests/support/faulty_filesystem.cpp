@@ -33,9 +33,10 @@ Result<void> FaultyFileSystem::tick(const char* op, const fs::path& path) {
   bool must_fail = fail_at_ > 0 && (mode_ == Mode::Crash ? ops_ >= fail_at_ : ops_ == fail_at_);
   if (!must_fail) return {};
   fired_ = true;
-  return fail(ErrorCode::Io, std::string("injected fault in ") + op + " '" + path.string() + "' (operation " +
-                                 std::to_string(ops_) + ")",
-              path.string());
+  return fail(
+      ErrorCode::Io,
+      std::string("injected fault in ") + op + " '" + path.string() + "' (operation " + std::to_string(ops_) + ")",
+      path.string());
 }
 
 Result<std::unique_ptr<OutputFile>> FaultyFileSystem::create_new(const fs::path& path, std::uint32_t mode) {

@@ -5,9 +5,9 @@
 #include <sys/wait.h>
 #endif
 
+#include <stdlib.h>
 #include <cstdio>
 #include <cstdlib>
-#include <stdlib.h>
 #include <fstream>
 #include <sstream>
 

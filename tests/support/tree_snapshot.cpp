@@ -64,8 +64,10 @@ std::string diff(const Snapshot& expected, const Snapshot& actual) {
   };
   for (const auto& [path, node] : expected) {
     auto it = actual.find(path);
-    if (it == actual.end()) note("missing: " + path);
-    else if (!(it->second == node)) note("differs: " + path);
+    if (it == actual.end())
+      note("missing: " + path);
+    else if (!(it->second == node))
+      note("differs: " + path);
   }
   for (const auto& [path, node] : actual)
     if (!expected.count(path)) note("extra: " + path);

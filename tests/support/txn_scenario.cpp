@@ -12,11 +12,13 @@ fs::path corpus_archive(const std::string& file_name) { return fs::path(CORPUS_D
 
 void make_tree_with_old_cudnn(const fs::path& root) {
   make_linux_toolkit(root, 13000);
-  write_file(root / "include/cudnn_version.h", "#define CUDNN_MAJOR 9\n#define CUDNN_MINOR 1\n#define CUDNN_PATCHLEVEL 0\n");
+  write_file(root / "include/cudnn_version.h",
+             "#define CUDNN_MAJOR 9\n#define CUDNN_MINOR 1\n#define CUDNN_PATCHLEVEL 0\n");
   write_file(root / "include/cudnn.h", "old cudnn.h\n");
   // Identical to the archive's copy: must be skipped, not rewritten.
   std::string same;
-  for (int i = 0; i < 3; ++i) same += "fake content of cudnn-linux-x86_64-9.19.0.56_cuda13-archive/include/cudnn_adv.h\n";
+  for (int i = 0; i < 3; ++i)
+    same += "fake content of cudnn-linux-x86_64-9.19.0.56_cuda13-archive/include/cudnn_adv.h\n";
   write_file(root / "include/cudnn_adv.h", same);
   write_file(root / "lib/libcudnn.so.9.1.0", "old libcudnn 9.1\n");
   fs::permissions(root / "lib/libcudnn.so.9.1.0", fs::perms(0755));
@@ -29,7 +31,8 @@ void make_tree_with_old_cudnn(const fs::path& root) {
 
 void make_windows_tree_with_old_cudnn(const fs::path& root) {
   make_windows_toolkit(root, "13.0.0", true);
-  write_file(root / "include/cudnn_version.h", "#define CUDNN_MAJOR 9\n#define CUDNN_MINOR 1\n#define CUDNN_PATCHLEVEL 0\n");
+  write_file(root / "include/cudnn_version.h",
+             "#define CUDNN_MAJOR 9\n#define CUDNN_MINOR 1\n#define CUDNN_PATCHLEVEL 0\n");
   write_file(root / "include/cudnn.h", "old cudnn.h\n");
   write_file(root / "bin/x64/cudnn64_9.dll", "MZ old cudnn 9.1\n");
   write_file(root / "bin/x64/cudnn_ops64_9.dll", "MZ old ops 9.1\n");

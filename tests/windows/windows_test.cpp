@@ -30,8 +30,10 @@ class PathGuard {
  public:
   PathGuard() : store_(make_registry_env_store()), saved_(*store_->read(EnvScope::User, "Path")) {}
   ~PathGuard() {
-    if (saved_) (void)store_->write(EnvScope::User, "Path", *saved_);
-    else (void)store_->erase(EnvScope::User, "Path");
+    if (saved_)
+      (void)store_->write(EnvScope::User, "Path", *saved_);
+    else
+      (void)store_->erase(EnvScope::User, "Path");
   }
   EnvStore& store() { return *store_; }
   RegValue now() { return store_->read(EnvScope::User, "Path")->value_or(RegValue{0, {}}); }
@@ -48,7 +50,8 @@ std::u16string long_path(const fs::path& cuda_bin) {
   prefix.pop_back();
   std::u16string p = u"%SystemRoot%\\system32;%SystemRoot%;\"C:\\Tools;Quoted\\bin\";" +
                      std::u16string(prefix.begin(), prefix.end()) + u";";
-  for (int i = 0; p.size() < 3100; ++i) p += u"C:\\Program Files\\Vendor" + std::u16string(1, char16_t(u'A' + i % 26)) + u"\\bin;";
+  for (int i = 0; p.size() < 3100; ++i)
+    p += u"C:\\Program Files\\Vendor" + std::u16string(1, char16_t(u'A' + i % 26)) + u"\\bin;";
   return p;
 }
 
@@ -103,7 +106,8 @@ std::string quoted(const fs::path& p) { return "\"" + p.string() + "\""; }
 // A CUDA 12.4 toolkit holding a complete cuDNN 8.9.5 made of the loadable stand-in DLL.
 void make_fake_cudnn8_toolkit(const fs::path& root) {
   make_windows_toolkit(root, "12.4.1", false);
-  write_file(root / "include/cudnn_version.h", "#define CUDNN_MAJOR 8\n#define CUDNN_MINOR 9\n#define CUDNN_PATCHLEVEL 5\n");
+  write_file(root / "include/cudnn_version.h",
+             "#define CUDNN_MAJOR 8\n#define CUDNN_MINOR 9\n#define CUDNN_PATCHLEVEL 5\n");
   for (const char* name : {"cudnn64_8", "cudnn_ops_infer64_8", "cudnn_ops_train64_8", "cudnn_cnn_infer64_8",
                            "cudnn_cnn_train64_8", "cudnn_adv_infer64_8", "cudnn_adv_train64_8"})
     fs::copy_file(FAKE_CUDNN, root / "bin" / (std::string(name) + ".dll"));
@@ -141,7 +145,8 @@ TEST(WinToolkit, FoundThroughNvidiasRegistryKeyAndProgramFiles) {
   if (probe) RegCloseKey(probe);
   const wchar_t* subkey = L"SOFTWARE\\NVIDIA Corporation\\GPU Computing Toolkit\\CUDA\\v12.4";
   HKEY key = nullptr;
-  ASSERT_EQ(RegCreateKeyExW(HKEY_LOCAL_MACHINE, subkey, 0, nullptr, 0, KEY_WRITE, nullptr, &key, nullptr), ERROR_SUCCESS);
+  ASSERT_EQ(RegCreateKeyExW(HKEY_LOCAL_MACHINE, subkey, 0, nullptr, 0, KEY_WRITE, nullptr, &key, nullptr),
+            ERROR_SUCCESS);
   std::wstring install_dir = from_registry.wstring();
   RegSetValueExW(key, L"InstallDir", 0, REG_SZ, reinterpret_cast<const BYTE*>(install_dir.c_str()),
                  static_cast<DWORD>((install_dir.size() + 1) * sizeof(wchar_t)));
@@ -157,9 +162,8 @@ TEST(WinToolkit, FoundThroughNvidiasRegistryKeyAndProgramFiles) {
   std::erase_if(search.environment, [](const auto& kv) { return kv.first.starts_with("CUDA") || kv.first == "PATH"; });
   search.run_nvcc = nullptr;
   auto has = [&](const fs::path& p) {
-    return std::any_of(search.default_dirs.begin(), search.default_dirs.end(), [&](const fs::path& d) {
-      return fs::equivalent(d, p);
-    });
+    return std::any_of(search.default_dirs.begin(), search.default_dirs.end(),
+                       [&](const fs::path& d) { return fs::equivalent(d, p); });
   };
   EXPECT_TRUE(has(from_registry));
   EXPECT_TRUE(has(from_default));
@@ -226,7 +230,8 @@ TEST(WinEndToEnd, InstallChangesPathOnceAndRollbackRestoresAll) {
     ASSERT_TRUE(guard.store().write(EnvScope::User, "Path", before));
     Snapshot tree = snapshot(root);
     std::string out;
-    int rc = run_command(cli("--yes --no-verify --cuda-root " + quoted(root) + " " + archive_args(corpus(c.archive))), &out);
+    int rc =
+        run_command(cli("--yes --no-verify --cuda-root " + quoted(root) + " " + archive_args(corpus(c.archive))), &out);
     ASSERT_EQ(rc, 0) << out;
     EXPECT_NE(out.find("PATH changed"), std::string::npos) << out;
     RegValue after = guard.now();
@@ -238,7 +243,8 @@ TEST(WinEndToEnd, InstallChangesPathOnceAndRollbackRestoresAll) {
     EXPECT_NE(out.find("of the user PATH (REG_EXPAND_SZ)"), std::string::npos) << out;
     // The installed files were stamped (volume, file index, size, write and change time): the
     // identical reinstall reads none of them.
-    rc = run_command(cli("--yes --no-verify -v --cuda-root " + quoted(root) + " " + archive_args(corpus(c.archive))), &out);
+    rc = run_command(cli("--yes --no-verify -v --cuda-root " + quoted(root) + " " + archive_args(corpus(c.archive))),
+                     &out);
     ASSERT_EQ(rc, 0) << out;
     EXPECT_NE(out.find("nothing to do"), std::string::npos) << out;
     EXPECT_NE(out.find("debug: 0 existing files read to compare them"), std::string::npos) << out;
@@ -260,7 +266,8 @@ TEST(WinEndToEnd, DryRunShowsTheExactPathChangeAndWritesNothing) {
   Snapshot tree = snapshot(root);
   std::string out;
   int rc = run_command(cli("--dry-run --cuda-root " + quoted(root) + " " +
-                           archive_args(corpus("cudnn-windows-x86_64-8.9.5.30_cuda12-archive.zip"))), &out);
+                           archive_args(corpus("cudnn-windows-x86_64-8.9.5.30_cuda12-archive.zip"))),
+                       &out);
   ASSERT_EQ(rc, 0) << out;
   EXPECT_NE(out.find("before: C:\\Windows;C:\\Tools"), std::string::npos) << out;
   EXPECT_NE(out.find("after:  C:\\Windows;C:\\Tools;" + (root / "bin").string()), std::string::npos) << out;
@@ -276,7 +283,8 @@ TEST(WinEndToEnd, DllInUseIsRefusedOrMovedAsideWithReplaceInUse) {
   TempDir dir;
   fs::path root = dir.path() / "v12.4";
   make_windows_toolkit(root, "12.4.1", false);
-  write_file(root / "include/cudnn_version.h", "#define CUDNN_MAJOR 8\n#define CUDNN_MINOR 6\n#define CUDNN_PATCHLEVEL 0\n");
+  write_file(root / "include/cudnn_version.h",
+             "#define CUDNN_MAJOR 8\n#define CUDNN_MINOR 6\n#define CUDNN_PATCHLEVEL 0\n");
   fs::copy_file(FAKE_CUDNN, root / "bin/cudnn64_8.dll");
   Snapshot tree = snapshot(root);
   std::string args = "--yes --no-verify --no-path --cuda-root " + quoted(root) + " " +
@@ -306,7 +314,8 @@ TEST(WinEndToEnd, VerifyReadsFileVersionsAndLoadsTheDll) {
   EXPECT_NE(out.find("8.9.5.30"), std::string::npos) << out;
   EXPECT_NE(out.find("\"version\": 8905"), std::string::npos) << out;
 
-  write_file(root / "include/cudnn_version.h", "#define CUDNN_MAJOR 8\n#define CUDNN_MINOR 9\n#define CUDNN_PATCHLEVEL 7\n");
+  write_file(root / "include/cudnn_version.h",
+             "#define CUDNN_MAJOR 8\n#define CUDNN_MINOR 9\n#define CUDNN_PATCHLEVEL 7\n");
   rc = run_command(cli("verify --cuda-root " + quoted(root)), &out);
   EXPECT_EQ(rc, 5) << out;
   EXPECT_NE(out.find("mixed cuDNN versions"), std::string::npos) << out;

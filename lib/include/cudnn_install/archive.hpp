@@ -35,18 +35,19 @@ struct ArchiveInfo {
   std::optional<ArchiveName> name;  // absent only with --force-name and an unparsable name
   Container container = Container::TarXz;
   TargetOs os = TargetOs::Linux;
-  std::vector<Entry> entries;       // files and symlinks only, in archive order
-  std::vector<std::string> ignored; // entries not installed (license, unknown), with why
-  CudnnVersion header_version;      // from cudnn_version.h (cudnn.h before 8.0)
-  std::string version_header;       // which entry it came from
-  std::uint64_t archive_bytes = 0;  // size of the file itself
+  std::vector<Entry> entries;        // files and symlinks only, in archive order
+  std::vector<std::string> ignored;  // entries not installed (license, unknown), with why
+  CudnnVersion header_version;       // from cudnn_version.h (cudnn.h before 8.0)
+  std::string version_header;        // which entry it came from
+  std::uint64_t archive_bytes = 0;   // size of the file itself
   // Raw entry name -> a copy of its bytes already written beside the toolkit (inspect_and_spool),
   // which the transaction moves into place by rename instead of reading the archive again.
   std::map<std::string, std::filesystem::path> spooled;
   Listing listing;  // everything read, as read: what archive_memo.hpp remembers
 };
 
-Result<ArchiveInfo> inspect_archive(const std::filesystem::path& path, NameCheck check, const ReadProgress& progress = {});
+Result<ArchiveInfo> inspect_archive(const std::filesystem::path& path, NameCheck check,
+                                    const ReadProgress& progress = {});
 // The same for a real install from a compressed tar, which cannot be searched: the one pass that
 // lists and checks the entries also copies every file into spool_dir (numbered files, never the
 // archive's names, on the toolkit's filesystem), so the xz stream is decoded once, not twice.

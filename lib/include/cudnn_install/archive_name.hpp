@@ -11,9 +11,9 @@ namespace cudnn_install {
 enum class TargetOs { Linux, Windows, MacOs };
 enum class Container { Zip, TarXz, Tgz };
 enum class NameEra {
-  Legacy,         // cudnn-<cuda>-<os>-v<ver>.{tgz,zip}          (5.1 .. 8.2)
-  ArchiveMinor,   // cudnn-<plat>-<ver>_cuda<maj.min>-archive.*  (8.3 .. 8.4, 9.27 windows-arm64)
-  ArchiveMajor,   // cudnn-<plat>-<ver>_cuda<maj>-archive.*      (8.5 ..)
+  Legacy,        // cudnn-<cuda>-<os>-v<ver>.{tgz,zip}          (5.1 .. 8.2)
+  ArchiveMinor,  // cudnn-<plat>-<ver>_cuda<maj.min>-archive.*  (8.3 .. 8.4, 9.27 windows-arm64)
+  ArchiveMajor,  // cudnn-<plat>-<ver>_cuda<maj>-archive.*      (8.5 ..)
 };
 
 // A cuDNN version as it appears in names (up to four parts) and headers (three parts).
@@ -45,7 +45,7 @@ struct ArchiveName {
   TargetOs os = TargetOs::Linux;
   CudaTag cuda;
   Container container = Container::TarXz;
-  std::string top_folder;    // "cuda" (legacy) or the name without extension
+  std::string top_folder;  // "cuda" (legacy) or the name without extension
 };
 
 // Parses a bare file name (no directories). Refusals show the expected forms.

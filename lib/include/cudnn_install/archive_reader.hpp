@@ -18,11 +18,11 @@ namespace cudnn_install {
 enum class EntryType { File, Directory, Symlink, Hardlink, Device, Fifo, Other };
 
 struct RawEntry {
-  std::string name;         // as stored in the archive
+  std::string name;  // as stored in the archive
   EntryType type = EntryType::File;
-  std::uint64_t size = 0;   // uncompressed bytes (files)
-  std::uint32_t mode = 0;   // permission bits, 0 when the archive has none
-  std::string link_target;  // symlinks and hard links
+  std::uint64_t size = 0;              // uncompressed bytes (files)
+  std::uint32_t mode = 0;              // permission bits, 0 when the archive has none
+  std::string link_target;             // symlinks and hard links
   std::optional<std::uint32_t> crc32;  // zip: from the directory; tar: computed while listing
 };
 

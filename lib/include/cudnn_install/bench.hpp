@@ -34,13 +34,13 @@ struct BenchConfig {
 
 struct BenchResult {
   BenchConfig config;
-  std::string error;         // empty when it ran
+  std::string error;  // empty when it ran
   double median_ms = 0;
   double tflops = 0;
   double peak_percent = 0;
-  std::string algorithm;     // legacy algo number or graph engine
+  std::string algorithm;  // legacy algo number or graph engine
   int checked_points = 0;
-  double max_error = 0;      // |gpu - ref| / sum|terms|, worst sampled point
+  double max_error = 0;  // |gpu - ref| / sum|terms|, worst sampled point
   double tolerance = 0;
   bool correct = false;
 };
@@ -70,7 +70,7 @@ struct BenchOptions {
   std::vector<Layout> layouts{Layout::Nhwc};
   std::vector<Tier> tiers{Tier::Legacy, Tier::Graph};
   int repeats = 20;
-  int graph_candidates = 12;  // top heuristic engine configs tried per configuration
+  int graph_candidates = 12;                          // top heuristic engine configs tried per configuration
   std::function<void(const BenchResult&)> on_result;  // progress
 };
 

@@ -35,14 +35,14 @@ struct WindowsEvidence {
 
 struct DoctorInputs {
   Toolkit toolkit;
-  VerifyReport verify;                   // static checks and the runtime probe
-  std::vector<Shadow> shadows;           // other libcudnn copies found first
+  VerifyReport verify;          // static checks and the runtime probe
+  std::vector<Shadow> shadows;  // other libcudnn copies found first
   bool loader_searches_lib = true;
-  std::vector<std::string> other_majors; // cudnn files of another major in the library directory
-  bool has_dev_symlink = true;           // libcudnn.so (what -lcudnn links against)
+  std::vector<std::string> other_majors;   // cudnn files of another major in the library directory
+  bool has_dev_symlink = true;             // libcudnn.so (what -lcudnn links against)
   std::optional<WindowsEvidence> windows;  // on Windows only
-  std::vector<Framework> frameworks;     // PyTorch / TensorFlow of the active Python environment
-  std::string smi_driver;                // nvidia-smi's driver_version ("580.65.06"), empty without it
+  std::vector<Framework> frameworks;       // PyTorch / TensorFlow of the active Python environment
+  std::string smi_driver;                  // nvidia-smi's driver_version ("580.65.06"), empty without it
 };
 
 std::vector<Finding> run_doctor(const DoctorInputs& inputs);

@@ -21,8 +21,8 @@ namespace cudnn_install {
 enum class EnvScope { User, System };
 const char* to_string(EnvScope scope);
 
-inline constexpr std::uint32_t kRegSz = 1;         // REG_SZ
-inline constexpr std::uint32_t kRegExpandSz = 2;   // REG_EXPAND_SZ
+inline constexpr std::uint32_t kRegSz = 1;           // REG_SZ
+inline constexpr std::uint32_t kRegExpandSz = 2;     // REG_EXPAND_SZ
 inline constexpr std::size_t kMaxPathChars = 32767;  // the limit of an environment variable
 
 // A registry value exactly as stored.

@@ -8,19 +8,19 @@ namespace cudnn_install {
 
 // What kind of failure; each maps to one documented exit code (see exit_code_for).
 enum class ErrorCode {
-  Usage,            // the command line is wrong
-  BadName,          // the archive's file name matches no known grammar
-  BadArchive,       // corrupt, truncated, unreadable or incomplete archive
-  UnsafeEntry,      // an entry that could write outside the tree or is not a plain file/link
-  VersionMismatch,  // name, header and manifest disagree
-  IntegrityFailure, // sha256 differs from the known value
-  NoToolkit,        // no CUDA toolkit found, or several and none chosen
-  CudaMismatch,     // archive built for another CUDA major or OS
-  Conflict,         // locked by another run, files in use, unfinished transaction
-  Io,               // a filesystem operation failed (the change was rolled back)
-  VerifyFailed,     // the installed library does not work
-  NothingToUndo,    // --rollback with no transaction to undo
-  EnvLimit,         // the PATH change would break a limit of the system (length)
+  Usage,             // the command line is wrong
+  BadName,           // the archive's file name matches no known grammar
+  BadArchive,        // corrupt, truncated, unreadable or incomplete archive
+  UnsafeEntry,       // an entry that could write outside the tree or is not a plain file/link
+  VersionMismatch,   // name, header and manifest disagree
+  IntegrityFailure,  // sha256 differs from the known value
+  NoToolkit,         // no CUDA toolkit found, or several and none chosen
+  CudaMismatch,      // archive built for another CUDA major or OS
+  Conflict,          // locked by another run, files in use, unfinished transaction
+  Io,                // a filesystem operation failed (the change was rolled back)
+  VerifyFailed,      // the installed library does not work
+  NothingToUndo,     // --rollback with no transaction to undo
+  EnvLimit,          // the PATH change would break a limit of the system (length)
 };
 
 struct Error {

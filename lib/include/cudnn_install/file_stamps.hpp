@@ -55,8 +55,8 @@ Result<std::size_t> stamp_files(FileSystem& fs, const std::filesystem::path& roo
 bool unchanged_since_written(const FileIdentity& written, const FileIdentity& now);
 
 // For scan_tree: the CRC-32 of a target from its stamp, or nullopt (then the file is read).
-using KnownCrc = std::function<std::optional<std::uint32_t>(const std::string& target,
-                                                            const std::filesystem::path& full_path)>;
+using KnownCrc =
+    std::function<std::optional<std::uint32_t>(const std::string& target, const std::filesystem::path& full_path)>;
 KnownCrc known_crc_from(FileSystem& fs, const FileStamps& stamps);
 
 }  // namespace cudnn_install

@@ -11,11 +11,11 @@
 namespace cudnn_install {
 
 struct Framework {
-  std::string name;     // "PyTorch" or "TensorFlow"
-  std::string version;  // "2.5.1+cu124", or "" when unknown
-  std::string cuda;     // "12.4"; "" = a CPU-only build
+  std::string name;                // "PyTorch" or "TensorFlow"
+  std::string version;             // "2.5.1+cu124", or "" when unknown
+  std::string cuda;                // "12.4"; "" = a CPU-only build
   std::optional<int> cudnn_major;  // TensorFlow records the cuDNN major it was built against
-  std::string where;    // the package directory
+  std::string where;               // the package directory
   std::optional<int> cuda_major() const;
 };
 

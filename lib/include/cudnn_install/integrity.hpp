@@ -26,7 +26,7 @@ struct KnownArchive {
 std::span<const KnownArchive> known_archives();
 
 struct ManifestEntry {
-  std::string file_name;      // last component of relative_path
+  std::string file_name;  // last component of relative_path
   std::string relative_path;
   std::string sha256;
   std::uint64_t size = 0;
@@ -42,9 +42,9 @@ Result<std::string> sha256_file(const std::filesystem::path& path, const HashPro
 struct IntegrityCheck {
   enum class Verdict { Match, Unknown };
   Verdict verdict = Verdict::Unknown;
-  std::string sha256;       // of the archive
-  std::string source;       // where the expected value came from
-  std::string note;         // for Unknown: what to do
+  std::string sha256;  // of the archive
+  std::string source;  // where the expected value came from
+  std::string note;    // for Unknown: what to do
 };
 
 // Match, or Unknown with a warning that names --manifest; a mismatch is an IntegrityFailure error.

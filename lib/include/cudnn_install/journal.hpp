@@ -15,19 +15,19 @@ namespace cudnn_install {
 struct JournalStep {
   enum class Kind { Place, Remove };
   Kind kind = Kind::Place;
-  std::string target;      // root-relative path being replaced, created or removed
-  std::string temp;        // Place: root-relative temporary file beside the target
-  std::string backup;      // root-relative backup of the old file; empty when there was none
+  std::string target;  // root-relative path being replaced, created or removed
+  std::string temp;    // Place: root-relative temporary file beside the target
+  std::string backup;  // root-relative backup of the old file; empty when there was none
   bool had_old() const { return !backup.empty(); }
 };
 
 struct BeginRecord {
-  std::string id;            // also the name of backup/<id>/ and history/<id>.jsonl
-  std::string operation;     // "install" or "uninstall"
-  std::string archive;       // file name
-  std::string sha256;        // of the archive, when computed
+  std::string id;         // also the name of backup/<id>/ and history/<id>.jsonl
+  std::string operation;  // "install" or "uninstall"
+  std::string archive;    // file name
+  std::string sha256;     // of the archive, when computed
   std::string cudnn_version;
-  std::string time;          // UTC, ISO 8601
+  std::string time;                       // UTC, ISO 8601
   std::vector<std::string> dirs_created;  // root-relative, parents first
   std::vector<JournalStep> steps;
   std::optional<EnvEdit> env_edit;  // Windows: the registry PATH, old and new bytes

@@ -15,11 +15,11 @@ namespace cudnn_install {
 // Everything outside the process that the answers depend on; tests use a sandbox.
 struct LoaderEnv {
   std::filesystem::path etc = "/etc";
-  std::vector<std::filesystem::path> default_dirs{"/lib", "/usr/lib", "/lib64", "/usr/lib64",
-                                                  "/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu"};
-  std::string ld_library_path;             // $LD_LIBRARY_PATH
+  std::vector<std::filesystem::path> default_dirs{
+      "/lib", "/usr/lib", "/lib64", "/usr/lib64", "/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu"};
+  std::string ld_library_path;  // $LD_LIBRARY_PATH
   std::optional<std::filesystem::path> conda_prefix, virtual_env;
-  std::string ldconfig = "ldconfig";       // the command run after the configuration changed
+  std::string ldconfig = "ldconfig";  // the command run after the configuration changed
 };
 
 enum class LoaderMode { System, Print, Skip };
@@ -30,10 +30,10 @@ bool loader_searches(const std::filesystem::path& dir, const LoaderEnv& env);
 
 struct LoaderChange {
   LoaderMode mode = LoaderMode::Skip;
-  std::string conf_file;      // absolute: <etc>/ld.so.conf.d/cudnn-install-cuda-X.Y.conf
-  std::string conf_content;   // "<lib dir>\n"
-  std::string shell_line;     // for Print: the export line
-  std::string reason;         // why nothing is needed, or what is proposed
+  std::string conf_file;     // absolute: <etc>/ld.so.conf.d/cudnn-install-cuda-X.Y.conf
+  std::string conf_content;  // "<lib dir>\n"
+  std::string shell_line;    // for Print: the export line
+  std::string reason;        // why nothing is needed, or what is proposed
 };
 LoaderChange plan_loader_change(const Toolkit& toolkit, const LoaderEnv& env, LoaderMode mode);
 

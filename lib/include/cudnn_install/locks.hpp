@@ -22,7 +22,7 @@ struct Holder {
   long pid = 0;
   std::string program;  // executable path, or the command name
   std::string user;
-  std::string file;     // the target it holds
+  std::string file;  // the target it holds
   enum class How { Mapped, MappedDeleted, OpenFile };
   How how = How::Mapped;
 };

@@ -47,8 +47,8 @@ struct Step {
   std::uint64_t size = 0;
   std::uint32_t mode = 0;
   std::string link_target;
-  std::string reason;  // for Remove/KeepOther/Overwrite: why
-  std::string content; // generated files (Role::LoaderConfig): the bytes to write
+  std::string reason;   // for Remove/KeepOther/Overwrite: why
+  std::string content;  // generated files (Role::LoaderConfig): the bytes to write
 };
 
 struct Plan {
@@ -69,7 +69,7 @@ struct Plan {
 
 // A file the tool writes itself (not from the archive), e.g. the ld.so.conf.d entry.
 struct GeneratedFile {
-  std::string target;                  // absolute path (outside the toolkit)
+  std::string target;  // absolute path (outside the toolkit)
   std::string content;
   std::optional<std::string> current;  // what is there now
 };

@@ -27,9 +27,9 @@ struct Toolkit {
   TargetOs os = TargetOs::Linux;
   // Directories relative to root, symlinks resolved when they stay inside the tree.
   std::filesystem::path include_dir = "include";
-  std::filesystem::path bin_dir = "bin";            // where cudart lives: DLLs go here
-  std::filesystem::path lib_dir = "lib64";          // Linux shared and static libraries
-  std::filesystem::path import_lib_dir = "lib/x64"; // Windows .lib files
+  std::filesystem::path bin_dir = "bin";             // where cudart lives: DLLs go here
+  std::filesystem::path lib_dir = "lib64";           // Linux shared and static libraries
+  std::filesystem::path import_lib_dir = "lib/x64";  // Windows .lib files
   // Linux: the CPU targets the toolkit holds libraries for, from <root>/targets ("x86_64-linux",
   // "sbsa-linux", ...); empty when the tree has no targets/ (then the architecture is not checked).
   std::vector<std::string> targets;
@@ -42,10 +42,10 @@ std::optional<std::string> linux_target_of(const std::string& platform);
 
 // Where to look; every outside input is injected so tests can use sandbox trees.
 struct ToolkitSearch {
-  std::optional<std::filesystem::path> cuda_root;                      // --cuda-root
-  std::vector<std::pair<std::string, std::string>> environment;        // name=value pairs
-  std::vector<std::filesystem::path> default_dirs;                     // platform defaults, expanded
-  char path_separator = ':';                                           // of PATH: ';' on Windows
+  std::optional<std::filesystem::path> cuda_root;                // --cuda-root
+  std::vector<std::pair<std::string, std::string>> environment;  // name=value pairs
+  std::vector<std::filesystem::path> default_dirs;               // platform defaults, expanded
+  char path_separator = ':';                                     // of PATH: ';' on Windows
   // Runs "<root>/bin/nvcc --version" and returns its output, or nullopt.
   std::function<std::optional<std::string>(const std::filesystem::path& nvcc)> run_nvcc;
 };

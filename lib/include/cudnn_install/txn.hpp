@@ -39,9 +39,9 @@ enum class InUse { Refuse, RenameAside };
 
 struct ApplyOptions {
   std::string operation = "install";  // recorded in the journal and shown by status
-  std::string sha256;   // of the archive, recorded in the journal
-  ProgressFn progress;  // may be empty
-  EnvStore* env = nullptr;  // where plan.env_edit is made (the registry); needed only when there is one
+  std::string sha256;                 // of the archive, recorded in the journal
+  ProgressFn progress;                // may be empty
+  EnvStore* env = nullptr;            // where plan.env_edit is made (the registry); needed only when there is one
   InUse in_use = InUse::Refuse;
   unsigned extract_threads = 0;  // zip entries inflated at once; 0: one per core, at most kMaxExtractThreads
 };

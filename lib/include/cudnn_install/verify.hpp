@@ -17,35 +17,35 @@
 namespace cudnn_install {
 
 struct LibraryCheck {
-  std::string name;       // "libcudnn_ops.so.9" / "cudnn_ops64_9.dll"
-  std::string path;       // where it was looked for
+  std::string name;  // "libcudnn_ops.so.9" / "cudnn_ops64_9.dll"
+  std::string path;  // where it was looked for
   bool present = false;
-  std::string version;    // from the file name chain or FileVersion, empty when it says nothing
+  std::string version;  // from the file name chain or FileVersion, empty when it says nothing
 };
 
 // What the child process found. Filled by probe_library() in the child, parsed in the parent.
 struct ProbeResult {
   enum class Load { Loaded, NotFound, Failed, Crashed };
   Load load = Load::Failed;
-  std::string detail;          // dlerror(), the signal, ...
-  long version = 0;            // cudnnGetVersion()
-  long cudart_version = 0;     // cudnnGetCudartVersion()
-  std::string status_text;     // cudnnGetErrorString(0), the library's own wording
+  std::string detail;       // dlerror(), the signal, ...
+  long version = 0;         // cudnnGetVersion()
+  long cudart_version = 0;  // cudnnGetCudartVersion()
+  std::string status_text;  // cudnnGetErrorString(0), the library's own wording
   enum class Gpu { Used, NoDriver, NoDevice, Failed };
   Gpu gpu = Gpu::NoDriver;
-  std::string gpu_detail;      // device name, or why not
-  int driver_version = 0;      // cuDriverGetVersion(), 0 when unknown
+  std::string gpu_detail;  // device name, or why not
+  int driver_version = 0;  // cuDriverGetVersion(), 0 when unknown
 };
 
 struct VerifyReport {
   std::string toolkit_root;
-  std::string header_version;        // installed cudnn_version.h, "9.19.0"
-  int header_number = 0;             // 91900
-  std::string expected_version;      // the archive's, when verifying right after an install
+  std::string header_version;    // installed cudnn_version.h, "9.19.0"
+  int header_number = 0;         // 91900
+  std::string expected_version;  // the archive's, when verifying right after an install
   std::vector<LibraryCheck> libraries;
   std::optional<ProbeResult> runtime;
-  std::vector<std::string> problems; // each a sentence; empty = verified
-  std::vector<std::string> notes;    // e.g. "no GPU: version check only"
+  std::vector<std::string> problems;  // each a sentence; empty = verified
+  std::vector<std::string> notes;     // e.g. "no GPU: version check only"
   bool ok() const { return problems.empty(); }
 };
 
