@@ -14,6 +14,7 @@
 #include "cudnn_install/filesystem.hpp"
 #include "cudnn_install/locks.hpp"
 #include "cudnn_install/plan.hpp"
+#include "cudnn_install/process.hpp"
 #include "cudnn_install/state_lock.hpp"
 #include "cudnn_install/toolkit.hpp"
 
@@ -103,12 +104,10 @@ std::unique_ptr<EnvStore> open_env_store();
 // doctor's platform evidence: shadowing copies and whether the loader/PATH finds the toolkit.
 void add_env_evidence(DoctorInputs& inputs, const Toolkit& toolkit, int cudnn_major);
 bool is_terminal(int fd);
-// A command's output to read (its stderr discarded), through the platform's shell; nullptr when
-// it cannot start. close_command says whether it exited with 0.
-FILE* open_command(const std::string& command);
-bool close_command(FILE* pipe);
-// The first line a command prints, or "" when it cannot run or fails.
-std::string first_output_line(const std::string& command);
+// The one process runner of this run (the library's, no shell).
+ProcessRunner& process_runner();
+// The first line a program prints, or "" when it cannot run or fails.
+std::string first_output_line(const std::vector<std::string>& argv);
 // One line for status: whether the loader (Linux) or PATH (Windows) finds the toolkit's libraries.
 std::string env_state(const Toolkit& toolkit);
 int cmd_rollback(const Options& options);
@@ -118,6 +117,10 @@ int cmd_doctor(const Options& options);
 Result<void> confirm(const Options& options);
 int cmd_status(const Options& options);
 int cmd_verify(const Options& options);
+// The hidden argument that makes this program the runtime probe's child: `cudnn-install __probe LIB`.
+inline constexpr const char* kProbeArgument = "__probe";
+// This program with kProbeArgument: what verify runs in a child, with the library appended.
+std::vector<std::string> probe_command();
 int cmd_probe(const std::filesystem::path& library);
 int cmd_bench(const Options& options);
 void add_bench_options(CLI::App& bench, BenchFlags& flags);

@@ -11,14 +11,18 @@
 
 namespace cudnn_install::cli {
 
-std::string first_output_line(const std::string& command) {
-  FILE* pipe = open_command(command);
-  if (!pipe) return "";
-  char line[512] = {};
-  bool got = std::fgets(line, sizeof line, pipe) != nullptr;
-  bool ok = close_command(pipe);
-  std::string out = got && ok ? line : "";
-  while (!out.empty() && (out.back() == '\n' || out.back() == '\r' || out.back() == ' ')) out.pop_back();
+ProcessRunner& process_runner() {
+  static const std::unique_ptr<ProcessRunner> runner = make_process_runner();
+  return *runner;
+}
+
+std::string first_output_line(const std::vector<std::string>& argv) {
+  RunOptions options;
+  options.timeout = std::chrono::seconds(30);
+  auto ran = process_runner().run(argv, options);
+  if (!ran || !ran->succeeded()) return "";
+  std::string out = ran->out.substr(0, ran->out.find('\n'));
+  while (!out.empty() && (out.back() == '\r' || out.back() == ' ')) out.pop_back();
   return out;
 }
 

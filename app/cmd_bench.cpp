@@ -96,7 +96,7 @@ int cmd_bench(const Options& o) {
   if (o.bench.library) {
     library = *o.bench.library;
   } else {
-    auto toolkit = choose_toolkit(system_toolkit_search(o.cuda_root), std::nullopt);
+    auto toolkit = choose_toolkit(system_toolkit_search(o.cuda_root, process_runner()), std::nullopt);
     if (!toolkit) return report_error(toolkit.error(), o);
     auto found = installed_library(*toolkit);
     if (!found) return report_error(found.error(), o);

@@ -14,12 +14,12 @@ DoctorInputs gather(const Toolkit& tk, VerifyReport report) {
   int major = std::stoi(report.header_version);
   in.verify = std::move(report);
   add_env_evidence(in, tk, major);
-  for (const auto& [path, file] : cudnn_files_in(tk)) {
+  for (const auto& [path, file] : cudnn_files_in(*make_real_filesystem(), tk)) {
     auto m = cudnn_major_of(std::filesystem::path(path).filename().string());
     if (m && *m != major) in.other_majors.push_back(path);
   }
   in.frameworks = find_frameworks(site_packages_dirs(current_python_environment()));
-  in.smi_driver = first_output_line("nvidia-smi --query-gpu=driver_version --format=csv,noheader");
+  in.smi_driver = first_output_line({"nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"});
   std::error_code ec;
   in.has_dev_symlink = tk.os != TargetOs::Linux || std::filesystem::exists(tk.root / tk.lib_dir / "libcudnn.so", ec);
   return in;
@@ -28,11 +28,11 @@ DoctorInputs gather(const Toolkit& tk, VerifyReport report) {
 }  // namespace
 
 int cmd_doctor(const Options& o) {
-  auto toolkit = choose_toolkit(system_toolkit_search(o.cuda_root), std::nullopt);
+  auto toolkit = choose_toolkit(system_toolkit_search(o.cuda_root, process_runner()), std::nullopt);
   if (!toolkit) return report_error(toolkit.error(), o);
   VerifyOptions options;
-  options.self_exe = current_executable();
-  auto report = verify_install(*toolkit, options);
+  options.probe_command = probe_command();
+  auto report = verify_install(*toolkit, options, process_runner());
   if (!report) return report_error(report.error(), o);
   auto findings = run_doctor(gather(*toolkit, *report));
   if (o.format == Format::Json)

@@ -25,7 +25,7 @@ struct Planned {
 
 Result<Planned> plan_for(const ArchiveInfo& archive, const Toolkit& toolkit, const EnvStep& env, FileSystem& fs) {
   FileStamps stamps = read_file_stamps(fs, toolkit.root);
-  auto tree = scan_tree(archive, toolkit, known_crc_from(fs, stamps));
+  auto tree = scan_tree(fs, archive, toolkit, known_crc_from(fs, stamps));
   if (!tree) return std::unexpected(tree.error());
   spdlog::debug("{} existing files read to compare them, the others known from their stamps", tree->files_read);
   PlanOptions options;
@@ -143,7 +143,8 @@ int apply(const ArchiveInfo& archive, const Toolkit& toolkit, const Plan& plan, 
 Result<Toolkit> toolkit_for(const Options& o) {
   auto name = parse_archive_name(o.archive.filename().string());
   if (!name && name_check(o) == NameCheck::Enforce) return std::unexpected(name.error());
-  return choose_toolkit(system_toolkit_search(o.cuda_root), name ? std::optional(name->cuda.major) : std::nullopt);
+  return choose_toolkit(system_toolkit_search(o.cuda_root, process_runner()),
+                        name ? std::optional(name->cuda.major) : std::nullopt);
 }
 
 // Writes nothing: the archive is listed (a tar.xz decoded into nothing), the plan shown.

@@ -59,7 +59,7 @@ void print_text(const nlohmann::json& tk) {
 }  // namespace
 
 int cmd_status(const Options& o) {
-  auto search = system_toolkit_search(o.cuda_root);
+  auto search = system_toolkit_search(o.cuda_root, process_runner());
   std::vector<Toolkit> toolkits;
   if (o.cuda_root) {
     auto tk = probe_toolkit(*o.cuda_root, "--cuda-root", search);

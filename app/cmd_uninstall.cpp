@@ -32,7 +32,7 @@ int cmd_uninstall(const Options& o) {
   Session* session = &opened->session;
   auto history = read_history(*session->fs, toolkit->root);
   if (!history) return report_error(history.error(), o);
-  if (history->empty() && cudnn_files_in(*toolkit).empty())
+  if (history->empty() && cudnn_files_in(*session->fs, *toolkit).empty())
     return report_error(Error{ErrorCode::NothingToUndo, "there is no cuDNN in " + toolkit->root.string(), {}}, o);
   if (auto ok = confirm(o); !ok) return report_error(ok.error(), o);
   auto undone = uninstall_all(*session->fs, toolkit->root, session->env.get());
@@ -44,7 +44,7 @@ int cmd_uninstall(const Options& o) {
   EnvChanged changed;
   for (const auto& u : *undone) changed.loader_config |= !u.outside_root.empty(), changed.path |= !u.path_entry.empty();
   after_env_change(changed, o);
-  auto left = cudnn_files_in(*toolkit);
+  auto left = cudnn_files_in(*session->fs, *toolkit);
   if (left.empty()) return 0;
   if (o.force) return remove_found_in_place(*toolkit, *session, left, o);
   std::cout << "left in place: " << left.size() << " cuDNN files that cudnn-install did not install:\n";

@@ -10,8 +10,8 @@ namespace cudnn_install::cli {
 int run_verify(const Toolkit& toolkit, const std::string& expected_version, const Options& o) {
   VerifyOptions options;
   options.expected_version = expected_version;
-  options.self_exe = current_executable();
-  auto report = verify_install(toolkit, options);
+  options.probe_command = probe_command();
+  auto report = verify_install(toolkit, options, process_runner());
   if (!report) return report_error(report.error(), o);
   if (o.format == Format::Json)
     std::cout << verify_to_json(*report).dump(2) << "\n";
@@ -24,12 +24,17 @@ int run_verify(const Toolkit& toolkit, const std::string& expected_version, cons
 }
 
 int cmd_verify(const Options& o) {
-  auto toolkit = choose_toolkit(system_toolkit_search(o.cuda_root), std::nullopt);
+  auto toolkit = choose_toolkit(system_toolkit_search(o.cuda_root, process_runner()), std::nullopt);
   if (!toolkit) return report_error(toolkit.error(), o);
   return run_verify(*toolkit, "", o);
 }
 
-// The child side of the runtime check: `cudnn-install __probe LIB` prints one JSON object.
+// The child side of the runtime check: `cudnn-install __probe LIB` (probe_command) prints one JSON object.
+std::vector<std::string> probe_command() {
+  auto exe = current_executable().u8string();  // UTF-8, as the runner takes arguments
+  return {std::string(exe.begin(), exe.end()), kProbeArgument};
+}
+
 int cmd_probe(const std::filesystem::path& library) {
   std::cout << probe_to_json(probe_library(library)).dump() << "\n";
   return 0;

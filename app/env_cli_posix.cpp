@@ -41,7 +41,7 @@ Result<EnvStep> plan_env_step(const Toolkit& tk, int cudnn_major, const Options&
 
 void after_env_change(const EnvChanged& changed, const Options& o) {
   if (!changed.loader_config) return;
-  if (auto r = run_ldconfig(system_loader_env()); !r) report_error(r.error(), o);
+  if (auto r = run_ldconfig(system_loader_env(), process_runner()); !r) report_error(r.error(), o);
 }
 
 std::unique_ptr<EnvStore> open_env_store() { return nullptr; }  // Linux has no registry PATH
@@ -61,8 +61,5 @@ std::string env_state(const Toolkit& tk) {
 }
 
 bool is_terminal(int fd) { return ::isatty(fd) != 0; }
-
-FILE* open_command(const std::string& command) { return ::popen((command + " 2>/dev/null").c_str(), "r"); }
-bool close_command(FILE* pipe) { return ::pclose(pipe) == 0; }
 
 }  // namespace cudnn_install::cli

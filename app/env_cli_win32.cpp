@@ -171,9 +171,4 @@ std::string env_state(const Toolkit& tk) {
 
 bool is_terminal(int fd) { return _isatty(fd) != 0; }
 
-FILE* open_command(const std::string& command) {
-  return _popen(("\"" + command + " 2>NUL\"").c_str(), "r");  // cmd /c strips the outer quotes
-}
-bool close_command(FILE* pipe) { return _pclose(pipe) == 0; }
-
 }  // namespace cudnn_install::cli

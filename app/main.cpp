@@ -33,7 +33,7 @@ void add_common(CLI::App& app, cudnn_install::cli::Options& o, bool& json, bool&
 
 int main(int argc, char** argv) {
   using namespace cudnn_install::cli;
-  if (argc == 3 && std::string(argv[1]) == "__probe") return cmd_probe(argv[2]);  // the verify child
+  if (argc == 3 && std::string(argv[1]) == kProbeArgument) return cmd_probe(argv[2]);  // the verify child
   Options o;
   bool dry_run = false, yes = false, json = false, quiet = false, verbose = false, rollback = false;
   CLI::App app{kDescription, "cudnn-install"};

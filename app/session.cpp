@@ -48,7 +48,7 @@ Result<Session> open_session(const std::filesystem::path& root, const Options& o
 }
 
 Result<ToolkitSession> open_toolkit_session(const Options& o) {
-  auto toolkit = choose_toolkit(system_toolkit_search(o.cuda_root), std::nullopt);
+  auto toolkit = choose_toolkit(system_toolkit_search(o.cuda_root, process_runner()), std::nullopt);
   if (!toolkit) return std::unexpected(toolkit.error());
   auto session = open_session(toolkit->root, o);
   if (!session) return std::unexpected(session.error());

@@ -113,7 +113,7 @@ v=()
 for _ in $(seq $((runs * 5))); do v+=("$(seconds "$bin" --version)"); done
 printf "process start alone (cudnn-install --version): %.1f ms (median of %d)\n" \
   "$(echo "$(printf '%s\n' "${v[@]}" | median) * 1000" | bc -l)" "$((runs * 5))"
-# What the loader maps at that start (the release preset links the C++ runtime in: cmake/quick-start.cmake).
+# What the loader maps at that start.
 echo "shared libraries loaded at start: $(objdump -p "$bin" | awk '/NEEDED/ {printf "%s ", $2}')"
 
 echo

@@ -46,8 +46,6 @@ else()
   set(CPACK_GENERATOR DEB TGZ)
   set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
   set(CPACK_DEBIAN_PACKAGE_SECTION devel)
-  set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)  # what the binary links: libspdlog1.10, libfmt9, liblzma5 ... (libc6, zlib1g, liblzma5 with QUICK_START)
-  # dpkg-shlibdeps cannot see the libraries opened with dlopen (cmake/load-on-demand.cmake).
-  list(JOIN CUDNN_INSTALL_ON_DEMAND_PACKAGES ", " CPACK_DEBIAN_PACKAGE_DEPENDS)
+  set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)  # Depends from what the binary links: libzip4, libarchive13, libssl3, ...
 endif()
 include(CPack)

@@ -1,6 +1,7 @@
 // Each safety rule on its own, on listings built in memory.
 #include <gtest/gtest.h>
 
+#include "archive_inspect.hpp"
 #include "cudnn_install/archive.hpp"
 
 using namespace cudnn_install;

@@ -11,6 +11,7 @@
 #include <set>
 #include <thread>
 
+#include "archive_inspect.hpp"
 #include "cudnn_install/archive.hpp"
 
 using namespace cudnn_install;

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "cudnn_install/journal.hpp"
+#include "txn_journal.hpp"
 
 using namespace cudnn_install;
 

@@ -84,8 +84,11 @@ TEST(Loader, InstallAddsTheConfEntryAndRollbackRemovesIt) {
   make_tree_with_old_cudnn(root);
   write_file(etc / "ld.so.conf", "include /etc/ld.so.conf.d/*.conf\n");
   fs::create_directories(etc / "ld.so.conf.d");
-  std::string env =
-      "CUDNN_INSTALL_ETC=" + etc.string() + " CUDNN_INSTALL_LDCONFIG='echo called >> " + calls.string() + "' ";
+  // CUDNN_INSTALL_LDCONFIG names a program (run without a shell): a script that records each call.
+  fs::path ldconfig = dir.path() / "fake ldconfig";
+  write_file(ldconfig, "#!/bin/sh\necho called >> '" + calls.string() + "'\n");
+  fs::permissions(ldconfig, fs::perms(0755));
+  std::string env = "CUDNN_INSTALL_ETC=" + etc.string() + " CUDNN_INSTALL_LDCONFIG='" + ldconfig.string() + "' ";
   std::string archive = archive_args(corpus_archive("cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz"));
   auto etc_before = snapshot(etc, "");
   std::string out;

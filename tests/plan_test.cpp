@@ -1,6 +1,7 @@
 // make_plan is pure: archives, toolkits and trees are built in memory.
 #include <gtest/gtest.h>
 
+#include "archive_inspect.hpp"
 #include "cudnn_install/plan.hpp"
 
 using namespace cudnn_install;

@@ -4,7 +4,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "read_ahead.hpp"
+#include "base/read_ahead.hpp"
 
 using namespace cudnn_install;
 

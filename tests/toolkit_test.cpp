@@ -2,6 +2,7 @@
 
 #include "cudnn_install/toolkit.hpp"
 #include "support/sandbox.hpp"
+#include "toolkit_version.hpp"
 
 using namespace cudnn_install;
 using namespace cudnn_install::test;

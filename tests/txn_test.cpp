@@ -8,6 +8,7 @@
 #include "support/faulty_filesystem.hpp"
 #include "support/sandbox.hpp"
 #include "support/txn_scenario.hpp"
+#include "txn_journal.hpp"
 #include "txn_paths.hpp"
 
 using namespace cudnn_install;

@@ -3,7 +3,8 @@
 #include <algorithm>
 
 #include "archive_inspect.hpp"
-#include "util.hpp"
+#include "base/try.hpp"
+#include "base/util.hpp"
 
 namespace cudnn_install {
 namespace {
@@ -87,18 +88,17 @@ Result<ArchiveInfo> inspect_listing(Listing listing, std::optional<ArchiveName> 
   info.container = container;
   info.entries = to_entries(listing.entries, top);
   info.os = name ? name->os : guess_os(info.entries);
-  if (auto safe = check_entry_safety(listing.entries, info.os); !safe) return std::unexpected(safe.error());
-  if (auto complete = check_completeness(info.entries, label); !complete) return std::unexpected(complete.error());
+  TRY(check_entry_safety(listing.entries, info.os));
+  TRY(check_completeness(info.entries, label));
   const Entry* header = find_version_header(info.entries);
   if (!header) return fail(ErrorCode::BadArchive, label + " has no cudnn_version.h (or cudnn.h)", label);
-  auto version = parse_version_header(listing.captured[header->raw.name], header->raw.name);
-  if (!version) return std::unexpected(version.error());
-  info.header_version = *version;
+  TRY_ASSIGN(auto version, parse_version_header(listing.captured[header->raw.name], header->raw.name));
+  info.header_version = version;
   info.version_header = header->raw.name;
-  if (name && !name->version.same_release(*version))
+  if (name && !name->version.same_release(version))
     return fail(ErrorCode::VersionMismatch,
                 "the file name says cuDNN " + name->version.to_string() + " but " + header->raw.name + " says " +
-                    version->to_string() + ": the archive was renamed or repacked; refusing it",
+                    version.to_string() + ": the archive was renamed or repacked; refusing it",
                 header->raw.name);
   for (const auto& e : info.entries)
     if (dest_of(e.role) == DestDir::None)
@@ -112,9 +112,8 @@ Result<ArchiveInfo> inspect_with(const std::filesystem::path& path, NameCheck ch
   auto name = parse_archive_name(file_name);
   std::optional<Container> container = name ? std::optional(name->container) : container_from_extension(file_name);
   if (!name && (check == NameCheck::Enforce || !container)) return std::unexpected(name.error());
-  auto listing = read(path, *container);
-  if (!listing) return std::unexpected(listing.error());
-  auto info = inspect_listing(std::move(*listing), name ? std::optional(*name) : std::nullopt, *container);
+  TRY_ASSIGN(auto listing, read(path, *container));
+  auto info = inspect_listing(std::move(listing), name ? std::optional(*name) : std::nullopt, *container);
   if (!info) return info;
   info->path = path;
   std::error_code ec;
@@ -124,9 +123,8 @@ Result<ArchiveInfo> inspect_with(const std::filesystem::path& path, NameCheck ch
 
 ReadListing read_with(std::function<Result<Listing>(ArchiveReader&)> read) {
   return [read = std::move(read)](const std::filesystem::path& path, Container container) -> Result<Listing> {
-    auto reader = open_archive(path, container);
-    if (!reader) return std::unexpected(reader.error());
-    return read(**reader);
+    TRY_ASSIGN(auto reader, open_archive(path, container));
+    return read(*reader);
   };
 }
 

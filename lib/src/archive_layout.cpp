@@ -2,6 +2,7 @@
 // lib/, lib64/ and targets/<arch>/ (old ppc64le) all normalise to the same few roles.
 #include <vector>
 
+#include "archive_inspect.hpp"
 #include "cudnn_install/archive.hpp"
 
 namespace cudnn_install {

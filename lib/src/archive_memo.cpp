@@ -2,9 +2,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cudnn_install/txn.hpp"
-#include "state_file.hpp"
-#include "txn_paths.hpp"
+#include "base/state_file.hpp"
+#include "base/util.hpp"
+#include "cudnn_install/state_dir.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -76,7 +76,7 @@ std::optional<ArchiveMemo> find_archive_memo(FileSystem& fs, const fs::path& roo
 }
 
 Result<void> remember_archive(FileSystem& fs, const fs::path& root, ArchiveMemo memo) {
-  if (memo.time.empty()) memo.time = txn_paths::utc_now();
+  if (memo.time.empty()) memo.time = util::utc_now();
   json list = json::array({to_json(memo)});
   for (const auto& m : read_archive_memos(fs, root))
     if (!(m.identity == memo.identity) && list.size() < kRememberedArchives) list.push_back(to_json(m));

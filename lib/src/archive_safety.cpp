@@ -5,8 +5,9 @@
 #include <map>
 #include <set>
 
+#include "archive_inspect.hpp"
+#include "base/util.hpp"
 #include "cudnn_install/archive.hpp"
-#include "util.hpp"
 
 namespace cudnn_install {
 namespace {

@@ -1,8 +1,9 @@
 // One decoding pass for compressed tars: list, check and copy in the same pass (see archive.hpp).
+#include "archive_entry_digest.hpp"
 #include "archive_inspect.hpp"
+#include "archive_read_progress.hpp"
+#include "base/try.hpp"
 #include "cudnn_install/archive.hpp"
-#include "entry_digest.hpp"
-#include "read_progress.hpp"
 
 namespace fs = std::filesystem;
 
@@ -27,7 +28,7 @@ class Spooler {
   }
 
   Result<Listing> run(ArchiveReader& reader) {
-    if (auto r = fs_.make_dir(dir_); !r) return std::unexpected(r.error());
+    TRY(fs_.make_dir(dir_));
     ProgressReporter reporter(progress_, reader, file_bytes_);
     reporter_ = &reporter;
     auto r = reader.extract([&](const RawEntry& e) { return visit(e); });
@@ -43,7 +44,7 @@ class Spooler {
   Result<std::optional<ChunkSink>> visit(const RawEntry& e) {
     listing_.entries.push_back(e);
     if (e.type != EntryType::File) return std::optional<ChunkSink>();
-    if (auto ok = digest_.start(e, is_version_header(e)); !ok) return std::unexpected(ok.error());
+    TRY(digest_.start(e, is_version_header(e)));
     if (e.size > budget_ - spooled_bytes_)
       return fail(ErrorCode::Io,
                   "the archive unpacks to more than the free space on " + dir_.parent_path().string() + " (entry '" +
@@ -51,9 +52,8 @@ class Spooler {
                   e.name);
     spooled_bytes_ += e.size;
     fs::path file = dir_ / std::to_string(listing_.entries.size());
-    auto out = fs_.create_new(file, e.mode ? (e.mode & 0777) : 0644);
-    if (!out) return std::unexpected(out.error());
-    out_ = std::move(*out);
+    TRY_ASSIGN(auto out, fs_.create_new(file, e.mode ? (e.mode & 0777) : 0644));
+    out_ = std::move(out);
     spooled_[e.name] = file;
     return std::optional<ChunkSink>([this](std::span<const char> chunk) { return take(chunk); });
   }
@@ -95,13 +95,10 @@ Result<ArchiveInfo> inspect_and_spool(const fs::path& path, NameCheck check, Fil
 }
 
 Result<void> remove_spool(FileSystem& fs, const fs::path& spool_dir) {
-  auto there = fs.stat(spool_dir);
-  if (!there) return std::unexpected(there.error());
-  if (!*there) return {};
-  auto names = fs.list_dir(spool_dir);
-  if (!names) return std::unexpected(names.error());
-  for (const auto& name : *names)
-    if (auto r = fs.remove(spool_dir / name); !r) return r;
+  TRY_ASSIGN(auto there, fs.stat(spool_dir));
+  if (!there) return {};
+  TRY_ASSIGN(auto names, fs.list_dir(spool_dir));
+  for (const auto& name : names) TRY(fs.remove(spool_dir / name));
   return fs.remove(spool_dir);
 }
 

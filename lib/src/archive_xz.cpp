@@ -2,6 +2,7 @@
 // stream. libarchive's own xz filter decodes on one core; xz files written in blocks (xz -T, and
 // every xz >= 5.4 compressing with threads) decode here on all of them. Single-block files decode
 // as before. Memory stays bounded: beyond kThreadingMemory the decoder falls back to one thread.
+#include <archive.h>
 #include <lzma.h>
 
 #include <cerrno>
@@ -10,7 +11,6 @@
 #include <vector>
 
 #include "archive_xz.hpp"
-#include "lazy_libs.hpp"
 
 namespace cudnn_install {
 namespace {
@@ -22,7 +22,7 @@ constexpr std::size_t kBufferBytes = 1 << 20;
 
 class XzSource {
  public:
-  XzSource(const LibArchive& api, std::FILE* file) : api_(api), file_(file), in_(kBufferBytes), out_(kBufferBytes) {}
+  XzSource(std::FILE* file) : file_(file), in_(kBufferBytes), out_(kBufferBytes) {}
   ~XzSource() {
     lzma_end(&stream_);
     std::fclose(file_);
@@ -72,11 +72,10 @@ class XzSource {
                       : ret == LZMA_FORMAT_ERROR ? "not xz data"
                       : ret == LZMA_MEM_ERROR    ? "out of memory"
                                                  : "xz decoder error";
-    api_.archive_set_error(a, EILSEQ, "%s (liblzma %d)", why, static_cast<int>(ret));
+    archive_set_error(a, EILSEQ, "%s (liblzma %d)", why, static_cast<int>(ret));
     return -1;
   }
 
-  const LibArchive& api_;
   std::FILE* file_;
   lzma_stream stream_ = LZMA_STREAM_INIT;
   std::vector<std::uint8_t> in_, out_;
@@ -102,16 +101,16 @@ bool starts_with_xz_magic(std::FILE* f) {
 
 }  // namespace
 
-XzSourcePtr open_xz_threaded(const LibArchive& api, archive* a, const std::filesystem::path& path, int* rc) {
+XzSourcePtr open_xz_threaded(archive* a, const std::filesystem::path& path, int* rc) {
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (!f) return nullptr;  // libarchive's own open reports why
   if (!starts_with_xz_magic(f)) {
     std::fclose(f);
     return nullptr;
   }
-  XzSourcePtr source(new XzSource(api, f));
+  XzSourcePtr source(new XzSource(f));
   if (!source->start()) return nullptr;
-  *rc = api.archive_read_open(a, source.get(), nullptr, read_callback, nullptr);
+  *rc = archive_read_open(a, source.get(), nullptr, read_callback, nullptr);
   return source;
 }
 

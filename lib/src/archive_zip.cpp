@@ -1,26 +1,25 @@
 // Zip archives through libzip: the central directory gives names, sizes and CRCs without
 // inflating anything, which keeps --dry-run of a 700 MB zip fast.
 #include <sys/stat.h>
+#include <zip.h>
 
 #include <algorithm>
 #include <atomic>
 #include <mutex>
 #include <thread>
 
+#include "base/try.hpp"
+#include "base/util.hpp"
 #include "cudnn_install/archive_reader.hpp"
-#include "lazy_libs.hpp"
-#include "util.hpp"
 
 namespace cudnn_install {
 namespace {
 
 struct ZipCloser {
-  const LibZip* api;
-  void operator()(zip_t* z) const { api->zip_discard(z); }
+  void operator()(zip_t* z) const { zip_discard(z); }
 };
 struct ZipFileCloser {
-  const LibZip* api;
-  void operator()(zip_file_t* f) const { api->zip_fclose(f); }
+  void operator()(zip_file_t* f) const { zip_fclose(f); }
 };
 using ZipPtr = std::unique_ptr<zip_t, ZipCloser>;
 using ZipFilePtr = std::unique_ptr<zip_file_t, ZipFileCloser>;
@@ -30,28 +29,24 @@ constexpr std::uint32_t kUnixSymlink = 0120000;
 
 class ZipReader final : public ArchiveReader {
  public:
-  ZipReader(const LibZip& api, std::filesystem::path path, std::string bytes)
-      : api_(api), path_(std::move(path)), bytes_(std::move(bytes)) {}
+  ZipReader(std::filesystem::path path, std::string bytes) : path_(std::move(path)), bytes_(std::move(bytes)) {}
 
   // The central directory is read at once: no progress to report.
   Result<Listing> list(const CapturePredicate& capture, const ReadProgress&) override {
-    auto zip = open();
-    if (!zip) return std::unexpected(zip.error());
+    TRY_ASSIGN(auto zip, open());
     Listing listing;
-    zip_int64_t count = api_.zip_get_num_entries(zip->get(), 0);
+    zip_int64_t count = zip_get_num_entries(zip.get(), 0);
     for (zip_int64_t i = 0; i < count; ++i) {
-      auto entry = describe(zip->get(), static_cast<zip_uint64_t>(i));
-      if (!entry) return std::unexpected(entry.error());
-      bool wanted = entry->type == EntryType::File && capture && capture(*entry);
-      if (entry->type == EntryType::Symlink || wanted) {
-        auto content = read_all(zip->get(), static_cast<zip_uint64_t>(i), *entry);
-        if (!content) return std::unexpected(content.error());
-        if (entry->type == EntryType::Symlink)
-          entry->link_target = *content;
+      TRY_ASSIGN(auto entry, describe(zip.get(), static_cast<zip_uint64_t>(i)));
+      bool wanted = entry.type == EntryType::File && capture && capture(entry);
+      if (entry.type == EntryType::Symlink || wanted) {
+        TRY_ASSIGN(auto content, read_all(zip.get(), static_cast<zip_uint64_t>(i), entry));
+        if (entry.type == EntryType::Symlink)
+          entry.link_target = content;
         else
-          listing.captured[entry->name] = std::move(*content);
+          listing.captured[entry.name] = std::move(content);
       }
-      listing.entries.push_back(std::move(*entry));
+      listing.entries.push_back(std::move(entry));
     }
     return listing;
   }
@@ -62,16 +57,14 @@ class ZipReader final : public ArchiveReader {
   // inflated by `workers` threads, each with its own handle on the archive (a zip_t must not be
   // shared between threads), the largest entries first.
   Result<void> extract_parallel(const ExtractVisitor& visit, unsigned workers) override {
-    auto jobs = offer_entries(visit);
-    if (!jobs) return std::unexpected(jobs.error());
-    std::vector<std::vector<const Job*>> shares = share_out(*jobs, std::max(1u, workers));
+    TRY_ASSIGN(auto jobs, offer_entries(visit));
+    std::vector<std::vector<const Job*>> shares = share_out(jobs, std::max(1u, workers));
     // The handles are opened here, one after the other: reading the directory converts DOS times
     // with mktime, which changes the C library's time zone state.
     std::vector<ZipPtr> handles;
     for (std::size_t t = 0; t < shares.size(); ++t) {
-      auto zip = open();
-      if (!zip) return std::unexpected(zip.error());
-      handles.push_back(std::move(*zip));
+      TRY_ASSIGN(auto zip, open());
+      handles.push_back(std::move(zip));
     }
     FirstError first;
     std::vector<std::thread> threads;
@@ -108,30 +101,26 @@ class ZipReader final : public ArchiveReader {
   };
 
   Result<std::vector<Job>> offer_entries(const ExtractVisitor& visit) {
-    auto zip = open();
-    if (!zip) return std::unexpected(zip.error());
+    TRY_ASSIGN(auto zip, open());
     std::vector<Job> jobs;
-    zip_int64_t count = api_.zip_get_num_entries(zip->get(), 0);
+    zip_int64_t count = zip_get_num_entries(zip.get(), 0);
     for (zip_int64_t i = 0; i < count; ++i) {
       auto index = static_cast<zip_uint64_t>(i);
-      auto entry = describe(zip->get(), index);
-      if (!entry) return std::unexpected(entry.error());
-      if (entry->type == EntryType::Symlink) {
-        auto target = read_all(zip->get(), index, *entry);
-        if (!target) return std::unexpected(target.error());
-        entry->link_target = *target;
+      TRY_ASSIGN(auto entry, describe(zip.get(), index));
+      if (entry.type == EntryType::Symlink) {
+        TRY_ASSIGN(auto target, read_all(zip.get(), index, entry));
+        entry.link_target = target;
       }
-      auto sink = visit(*entry);
-      if (!sink) return std::unexpected(sink.error());
-      if (*sink) jobs.push_back({index, std::move(*entry), std::move(**sink), compressed_size(zip->get(), index)});
+      TRY_ASSIGN(auto sink, visit(entry));
+      if (sink) jobs.push_back({index, std::move(entry), std::move(*sink), compressed_size(zip.get(), index)});
     }
     return jobs;
   }
 
   std::uint64_t compressed_size(zip_t* zip, zip_uint64_t index) {
     zip_stat_t st;
-    api_.zip_stat_init(&st);
-    return api_.zip_stat_index(zip, index, 0, &st) == 0 && (st.valid & ZIP_STAT_COMP_SIZE) ? st.comp_size : 0;
+    zip_stat_init(&st);
+    return zip_stat_index(zip, index, 0, &st) == 0 && (st.valid & ZIP_STAT_COMP_SIZE) ? st.comp_size : 0;
   }
 
   // Largest first, each to the worker with the least so far: the workers finish close together.
@@ -166,32 +155,32 @@ class ZipReader final : public ArchiveReader {
 
   Result<ZipPtr> open() {
     zip_error_t error;
-    api_.zip_error_init(&error);
+    zip_error_init(&error);
     zip_t* raw = nullptr;
     if (bytes_.empty() && !path_.empty()) {
       int code = 0;
-      raw = api_.zip_open(util::path_utf8(path_).c_str(), ZIP_RDONLY | ZIP_CHECKCONS, &code);
-      api_.zip_error_init_with_code(&error, code);
-    } else if (zip_source_t* src = api_.zip_source_buffer_create(bytes_.data(), bytes_.size(), 0, &error)) {
-      raw = api_.zip_open_from_source(src, ZIP_RDONLY | ZIP_CHECKCONS, &error);
-      if (!raw) api_.zip_source_free(src);
+      raw = zip_open(util::path_utf8(path_).c_str(), ZIP_RDONLY | ZIP_CHECKCONS, &code);
+      zip_error_init_with_code(&error, code);
+    } else if (zip_source_t* src = zip_source_buffer_create(bytes_.data(), bytes_.size(), 0, &error)) {
+      raw = zip_open_from_source(src, ZIP_RDONLY | ZIP_CHECKCONS, &error);
+      if (!raw) zip_source_free(src);
     }
     if (!raw) {
-      std::string why = api_.zip_error_strerror(&error);
-      api_.zip_error_fini(&error);
+      std::string why = zip_error_strerror(&error);
+      zip_error_fini(&error);
       return fail(ErrorCode::BadArchive,
                   "cannot open '" + where() + "' as a zip archive: " + why +
                       ". The download may be incomplete or corrupt; download it again.",
                   where());
     }
-    api_.zip_error_fini(&error);
-    return ZipPtr(raw, ZipCloser{&api_});
+    zip_error_fini(&error);
+    return ZipPtr(raw, ZipCloser{});
   }
 
   Result<RawEntry> describe(zip_t* zip, zip_uint64_t index) {
     zip_stat_t st;
-    api_.zip_stat_init(&st);
-    if (api_.zip_stat_index(zip, index, 0, &st) != 0 || !(st.valid & ZIP_STAT_NAME))
+    zip_stat_init(&st);
+    if (zip_stat_index(zip, index, 0, &st) != 0 || !(st.valid & ZIP_STAT_NAME))
       return fail(ErrorCode::BadArchive, "unreadable entry #" + std::to_string(index) + " in '" + where() + "'",
                   where());
     RawEntry entry;
@@ -200,7 +189,7 @@ class ZipReader final : public ArchiveReader {
     if (st.valid & ZIP_STAT_CRC) entry.crc32 = st.crc;
     zip_uint8_t opsys = 0;
     zip_uint32_t attributes = 0;
-    api_.zip_file_get_external_attributes(zip, index, 0, &opsys, &attributes);
+    zip_file_get_external_attributes(zip, index, 0, &opsys, &attributes);
     std::uint32_t unix_mode = opsys == ZIP_OPSYS_UNIX ? attributes >> 16 : 0;
     entry.mode = unix_mode & 07777;
     if (entry.name.ends_with('/'))
@@ -228,29 +217,27 @@ class ZipReader final : public ArchiveReader {
 
   // libzip checks the CRC when the last byte has been read: corrupt data fails here.
   Result<void> stream(zip_t* zip, zip_uint64_t index, const RawEntry& entry, const ChunkSink& sink) {
-    ZipFilePtr file(api_.zip_fopen_index(zip, index, 0), ZipFileCloser{&api_});
+    ZipFilePtr file(zip_fopen_index(zip, index, 0), ZipFileCloser{});
     if (!file)
       return fail(ErrorCode::BadArchive,
-                  "cannot read entry '" + entry.name + "': " + api_.zip_strerror(zip) + " (corrupt archive?)",
-                  entry.name);
+                  "cannot read entry '" + entry.name + "': " + zip_strerror(zip) + " (corrupt archive?)", entry.name);
     std::vector<char> buffer(1 << 20);
     std::uint64_t total = 0;
     while (true) {
-      zip_int64_t n = api_.zip_fread(file.get(), buffer.data(), buffer.size());
+      zip_int64_t n = zip_fread(file.get(), buffer.data(), buffer.size());
       if (n < 0)
-        return fail(ErrorCode::BadArchive,
-                    "entry '" + entry.name + "' is corrupt: " + api_.zip_file_strerror(file.get()) +
-                        ". Download the archive again.",
-                    entry.name);
+        return fail(
+            ErrorCode::BadArchive,
+            "entry '" + entry.name + "' is corrupt: " + zip_file_strerror(file.get()) + ". Download the archive again.",
+            entry.name);
       if (n == 0) break;
       total += static_cast<std::uint64_t>(n);
-      if (auto r = sink(std::span<const char>(buffer.data(), static_cast<size_t>(n))); !r) return r;
+      TRY(sink(std::span<const char>(buffer.data(), static_cast<size_t>(n))));
     }
     if (total != entry.size) return fail(ErrorCode::BadArchive, "entry '" + entry.name + "' is truncated", entry.name);
     return sink(std::span<const char>());
   }
 
-  const LibZip& api_;
   std::filesystem::path path_;
   std::string bytes_;
 };
@@ -258,9 +245,7 @@ class ZipReader final : public ArchiveReader {
 }  // namespace
 
 Result<std::unique_ptr<ArchiveReader>> make_zip_reader(std::filesystem::path path, std::string bytes) {
-  auto api = libzip();
-  if (!api) return std::unexpected(api.error());
-  return std::make_unique<ZipReader>(**api, std::move(path), std::move(bytes));
+  return std::make_unique<ZipReader>(std::move(path), std::move(bytes));
 }
 
 }  // namespace cudnn_install

@@ -3,18 +3,13 @@
 #include <algorithm>
 #include <vector>
 
+#include "base/dynlib.hpp"
 #include "bench_api.hpp"
-#include "dynlib.hpp"
 
 namespace cudnn_install::gpu {
 namespace {
 
-template <class Fn>
-bool bind(void* lib, Fn& fn, const char* name, std::string& missing) {
-  fn = dynlib::function<Fn>(lib, name);
-  if (!fn) missing += std::string(missing.empty() ? "" : ", ") + name;
-  return fn != nullptr;
-}
+using dynlib::bind;
 
 std::string bind_driver(void* lib, Driver& d) {
   std::string m;

@@ -2,7 +2,7 @@
 // without losing a byte, and where the toolkit's directory goes.
 #include "cudnn_install/env.hpp"
 
-#include "util.hpp"
+#include "base/util.hpp"
 
 namespace cudnn_install {
 

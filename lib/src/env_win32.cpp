@@ -3,8 +3,8 @@
 // its type and terminating NUL. WM_SETTINGCHANGE tells Explorer so new shells see the change.
 #include <windows.h>
 
+#include "base/win32_util.hpp"
 #include "cudnn_install/env.hpp"
-#include "win32_util.hpp"
 
 namespace cudnn_install {
 namespace {

@@ -6,9 +6,10 @@
 #include <chrono>
 #include <thread>
 
-#include "cudnn_install/txn.hpp"
-#include "state_file.hpp"
-#include "util.hpp"
+#include "base/state_file.hpp"
+#include "base/try.hpp"
+#include "base/util.hpp"
+#include "cudnn_install/state_dir.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -51,11 +52,10 @@ Result<std::pair<StateFileWriter, std::int64_t>> start_after(FileSystem& fs, con
                                                              std::int64_t newest_ns) {
   constexpr int kTries = 20;
   for (int tries = 1;; ++tries) {
-    auto writer = StateFileWriter::start(fs, stamps_file(root));
-    if (!writer) return std::unexpected(writer.error());
+    TRY_ASSIGN(auto writer, StateFileWriter::start(fs, stamps_file(root)));
     auto clock = fs.identity(state_dir(root));
     if (!clock) return fail(ErrorCode::Io, "cannot read the time of the state directory", state_dir(root).string());
-    if (clock->mtime_ns > newest_ns || tries == kTries) return std::pair{std::move(*writer), clock->mtime_ns};
+    if (clock->mtime_ns > newest_ns || tries == kTries) return std::pair{std::move(writer), clock->mtime_ns};
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
 }
@@ -98,9 +98,8 @@ Result<std::size_t> stamp_files(FileSystem& fs, const fs::path& root, const std:
   for (const auto& target : targets)
     if (auto id = fs.identity(root / target)) newest = std::max(newest, id->ctime_ns);
   FileStamps before = read_file_stamps(fs, root);
-  auto started = start_after(fs, root, newest);
-  if (!started) return std::unexpected(started.error());
-  auto& [writer, clock_ns] = *started;
+  TRY_ASSIGN(auto started, start_after(fs, root, newest));
+  auto& [writer, clock_ns] = started;
   json files = json::object();
   for (const auto& target : targets)
     if (auto stamp = stamp_one(fs, root, target, clock_ns, find_in(written, target), before))

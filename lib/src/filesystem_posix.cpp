@@ -7,8 +7,9 @@
 #include <cerrno>
 #include <cstring>
 
+#include "base/try.hpp"
+#include "base/util.hpp"
 #include "cudnn_install/filesystem.hpp"
-#include "util.hpp"
 
 namespace fs = std::filesystem;
 
@@ -101,7 +102,7 @@ class PosixFileSystem final : public FileSystem {
     int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     if (fd < 0) return os_error("cannot open", path);
     PosixOutputFile file(fd, path);
-    if (auto r = file.write(bytes); !r) return r;
+    TRY(file.write(bytes));
     return file.sync_and_close();
   }
   Result<std::optional<FileStat>> stat(const fs::path& path) override {

@@ -5,9 +5,10 @@
 
 #include <spdlog/spdlog.h>
 
+#include "base/try.hpp"
+#include "base/util.hpp"
+#include "base/win32_util.hpp"
 #include "cudnn_install/filesystem.hpp"
-#include "util.hpp"
-#include "win32_util.hpp"
 
 namespace fs = std::filesystem;
 
@@ -104,7 +105,7 @@ class Win32FileSystem final : public FileSystem {
                            nullptr);
     if (h == INVALID_HANDLE_VALUE) return os_error("cannot open", path);
     Win32OutputFile file(h, path);
-    if (auto r = file.write(bytes); !r) return r;
+    TRY(file.write(bytes));
     return file.sync_and_close();
   }
   Result<std::optional<FileStat>> stat(const fs::path& path) override {

@@ -4,7 +4,7 @@
 #include <regex>
 #include <sstream>
 
-#include "util.hpp"
+#include "base/util.hpp"
 
 namespace fs = std::filesystem;
 

@@ -5,8 +5,8 @@
 #include <regex>
 #include <sstream>
 
+#include "base/util.hpp"
 #include "cudnn_install/loader.hpp"
-#include "util.hpp"
 
 namespace fs = std::filesystem;
 
@@ -130,10 +130,12 @@ std::vector<Shadow> find_shadowing(const Toolkit& tk, int major, const LoaderEnv
   return out;
 }
 
-Result<void> run_ldconfig(const LoaderEnv& env) {
-  int rc = std::system(env.ldconfig.c_str());
-  if (rc != 0)
-    return fail(ErrorCode::Io, "'" + env.ldconfig + "' failed (status " + std::to_string(rc) +
+Result<void> run_ldconfig(const LoaderEnv& env, ProcessRunner& runner) {
+  auto ran = runner.run({env.ldconfig}, RunOptions{});
+  if (!ran)
+    return fail(ErrorCode::Io, ran.error().message + ": run ldconfig yourself so that the loader sees the change");
+  if (!ran->succeeded())
+    return fail(ErrorCode::Io, "'" + env.ldconfig + "' failed (" + ran->describe() +
                                    "): run it yourself so that the loader sees the change");
   return {};
 }

@@ -6,8 +6,9 @@
 
 #include <restartmanager.h>
 
+#include "base/try.hpp"
+#include "base/win32_util.hpp"
 #include "cudnn_install/locks.hpp"
-#include "win32_util.hpp"
 
 namespace fs = std::filesystem;
 
@@ -73,9 +74,8 @@ class RestartManagerFinder final : public ProcessFinder {
       return scan;
     }
     for (const auto& file : files) {  // one session per file, so each holder is named with its file
-      auto info = rm_holders({file});
-      if (!info) return std::unexpected(info.error());
-      for (const auto& p : *info) {
+      TRY_ASSIGN(auto info, rm_holders({file}));
+      for (const auto& p : info) {
         if (!same_process(p.Process)) continue;
         Holder h;
         h.pid = static_cast<long>(p.Process.dwProcessId);

@@ -5,7 +5,9 @@
 #include <set>
 #include <string_view>
 
-#include "util.hpp"
+#include "archive_inspect.hpp"
+#include "base/try.hpp"
+#include "base/util.hpp"
 
 namespace cudnn_install {
 namespace {
@@ -150,7 +152,7 @@ std::optional<int> cudnn_major_of(const std::string& file_name) {
 
 Result<Plan> make_plan(const ArchiveInfo& archive, const Toolkit& toolkit, const TreeState& tree,
                        const PlanOptions& options) {
-  if (auto ok = check_compatible(archive, toolkit); !ok) return std::unexpected(ok.error());
+  TRY(check_compatible(archive, toolkit));
   Plan plan;
   plan.toolkit_root = toolkit.root.string();
   plan.archive_name = archive.name ? archive.name->file_name : archive.path.filename().string();

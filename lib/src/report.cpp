@@ -4,7 +4,7 @@
 
 #include <map>
 
-#include "util.hpp"
+#include "base/util.hpp"
 
 namespace cudnn_install {
 namespace {

@@ -6,8 +6,10 @@
 #include <cstring>
 #include <string>
 
+#include "base/try.hpp"
+#include "cudnn_install/state_dir.hpp"
 #include "cudnn_install/state_lock.hpp"
-#include "cudnn_install/txn.hpp"
+#include "state_lock_common.hpp"
 
 namespace fs = std::filesystem;
 
@@ -41,9 +43,8 @@ class PosixStateLock final : public StateLock {
 }  // namespace
 
 Result<std::unique_ptr<StateLock>> acquire_state_lock(const fs::path& root) {
-  auto lock_file = prepare_lock_file(root);
-  if (!lock_file) return std::unexpected(lock_file.error());
-  const fs::path& path = *lock_file;
+  TRY_ASSIGN(auto lock_file, prepare_lock_file(root));
+  const fs::path& path = lock_file;
   int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) return fail(ErrorCode::Io, "cannot open '" + path.string() + "': " + std::strerror(errno), path.string());
   if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {

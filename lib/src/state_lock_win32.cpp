@@ -4,9 +4,11 @@
 
 #include <string>
 
+#include "base/try.hpp"
+#include "base/win32_util.hpp"
+#include "cudnn_install/state_dir.hpp"
 #include "cudnn_install/state_lock.hpp"
-#include "cudnn_install/txn.hpp"
-#include "win32_util.hpp"
+#include "state_lock_common.hpp"
 
 namespace fs = std::filesystem;
 
@@ -44,9 +46,8 @@ class Win32StateLock final : public StateLock {
 }  // namespace
 
 Result<std::unique_ptr<StateLock>> acquire_state_lock(const fs::path& root) {
-  auto lock_file = prepare_lock_file(root);
-  if (!lock_file) return std::unexpected(lock_file.error());
-  const fs::path& path = *lock_file;
+  TRY_ASSIGN(auto lock_file, prepare_lock_file(root));
+  const fs::path& path = lock_file;
   HANDLE h = CreateFileW(path.c_str(), GENERIC_READ | GENERIC_WRITE, FILE_SHARE_READ | FILE_SHARE_WRITE, nullptr,
                          OPEN_ALWAYS, FILE_ATTRIBUTE_NORMAL, nullptr);
   if (h == INVALID_HANDLE_VALUE)

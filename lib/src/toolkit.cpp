@@ -3,7 +3,8 @@
 #include <algorithm>
 #include <regex>
 
-#include "util.hpp"
+#include "base/util.hpp"
+#include "toolkit_version.hpp"
 
 namespace fs = std::filesystem;
 
@@ -198,6 +199,14 @@ Result<Toolkit> choose_toolkit(const ToolkitSearch& search, std::optional<int> c
   for (const auto& tk : all) list += "\n" + describe(tk);
   return fail(ErrorCode::NoToolkit,
               "several CUDA toolkits could take this archive; choose one with --cuda-root:" + list);
+}
+
+std::optional<std::string> nvcc_version_output(ProcessRunner& runner, const fs::path& nvcc) {
+  RunOptions options;
+  options.timeout = std::chrono::seconds(30);
+  auto ran = runner.run({util::path_utf8(nvcc), "--version"}, options);
+  if (!ran || !ran->succeeded()) return std::nullopt;
+  return ran->out;
 }
 
 }  // namespace cudnn_install

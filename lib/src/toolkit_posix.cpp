@@ -1,7 +1,6 @@
 // POSIX inputs for toolkit detection: the process environment, /usr/local/cuda*, and nvcc.
 #include <unistd.h>  // environ (glibc declares it with _GNU_SOURCE, which g++ defines)
 
-#include <cstdio>
 #include <regex>
 
 #include "cudnn_install/toolkit.hpp"
@@ -24,20 +23,9 @@ std::vector<fs::path> default_dirs() {
   return dirs;
 }
 
-std::optional<std::string> run_nvcc(const fs::path& nvcc) {
-  std::string command = "'" + nvcc.string() + "' --version 2>/dev/null";
-  if (nvcc.string().find('\'') != std::string::npos) return std::nullopt;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (!pipe) return std::nullopt;
-  std::string out;
-  char buf[4096];
-  while (size_t n = fread(buf, 1, sizeof buf, pipe)) out.append(buf, n);
-  return pclose(pipe) == 0 ? std::optional(out) : std::nullopt;
-}
-
 }  // namespace
 
-ToolkitSearch system_toolkit_search(std::optional<fs::path> cuda_root) {
+ToolkitSearch system_toolkit_search(std::optional<fs::path> cuda_root, ProcessRunner& runner) {
   ToolkitSearch search;
   search.cuda_root = std::move(cuda_root);
   for (char** e = environ; e && *e; ++e) {
@@ -46,7 +34,7 @@ ToolkitSearch system_toolkit_search(std::optional<fs::path> cuda_root) {
     if (eq != std::string::npos) search.environment.emplace_back(kv.substr(0, eq), kv.substr(eq + 1));
   }
   search.default_dirs = default_dirs();
-  search.run_nvcc = run_nvcc;
+  search.run_nvcc = [&runner](const fs::path& nvcc) { return nvcc_version_output(runner, nvcc); };
   return search;
 }
 

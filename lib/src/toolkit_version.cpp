@@ -2,8 +2,9 @@
 #include <nlohmann/json.hpp>
 #include <regex>
 
+#include "base/util.hpp"
 #include "cudnn_install/toolkit.hpp"
-#include "util.hpp"
+#include "toolkit_version.hpp"
 
 namespace cudnn_install {
 namespace {

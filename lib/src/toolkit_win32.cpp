@@ -4,11 +4,10 @@
 #include <windows.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <regex>
 
+#include "base/win32_util.hpp"
 #include "cudnn_install/toolkit.hpp"
-#include "win32_util.hpp"
 
 namespace fs = std::filesystem;
 
@@ -51,19 +50,9 @@ std::vector<fs::path> default_dirs() {
   return dirs;
 }
 
-std::optional<std::string> run_nvcc(const fs::path& nvcc) {
-  std::wstring command = L"\"\"" + nvcc.wstring() + L"\" --version 2>NUL\"";
-  FILE* pipe = _wpopen(command.c_str(), L"r");
-  if (!pipe) return std::nullopt;
-  std::string out;
-  char buf[4096];
-  while (size_t n = fread(buf, 1, sizeof buf, pipe)) out.append(buf, n);
-  return _pclose(pipe) == 0 ? std::optional(out) : std::nullopt;
-}
-
 }  // namespace
 
-ToolkitSearch system_toolkit_search(std::optional<fs::path> cuda_root) {
+ToolkitSearch system_toolkit_search(std::optional<fs::path> cuda_root, ProcessRunner& runner) {
   ToolkitSearch search;
   search.cuda_root = std::move(cuda_root);
   search.path_separator = ';';
@@ -78,7 +67,7 @@ ToolkitSearch system_toolkit_search(std::optional<fs::path> cuda_root) {
   }
   if (block) FreeEnvironmentStringsW(block);
   search.default_dirs = default_dirs();
-  search.run_nvcc = run_nvcc;
+  search.run_nvcc = [&runner](const fs::path& nvcc) { return nvcc_version_output(runner, nvcc); };
   return search;
 }
 

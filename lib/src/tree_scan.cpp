@@ -1,31 +1,25 @@
 // The I/O half of planning: what the toolkit tree holds now at every place the plan may touch.
 #include <set>
 
+#include "base/try.hpp"
+#include "base/util.hpp"
 #include "cudnn_install/plan.hpp"
-#include "util.hpp"
 
 namespace fs = std::filesystem;
 
 namespace cudnn_install {
 namespace {
 
-std::optional<ExistingFile> look(const fs::path& path) {
-  std::error_code ec;
-  auto status = fs::symlink_status(path, ec);
-  if (ec || !fs::exists(status)) return std::nullopt;
+// What is at `path` (symlinks not followed); nullopt when nothing is.
+Result<std::optional<ExistingFile>> look(FileSystem& fs, const fs::path& path) {
+  TRY_ASSIGN(auto stat, fs.stat(path));
+  if (!stat) return std::optional<ExistingFile>();
   ExistingFile f;
-  f.mode = static_cast<std::uint32_t>(status.permissions()) & 07777;
-  if (fs::is_symlink(status)) {
-    f.type = EntryType::Symlink;
-    f.link_target = fs::read_symlink(path, ec).string();
-  } else if (fs::is_directory(status)) {
-    f.type = EntryType::Directory;
-  } else if (fs::is_regular_file(status)) {
-    f.size = fs::file_size(path, ec);
-  } else {
-    f.type = EntryType::Other;
-  }
-  return f;
+  f.type = stat->type;
+  f.mode = stat->mode;
+  f.link_target = stat->link_target;
+  if (f.type == EntryType::File) f.size = stat->size;
+  return std::optional(f);
 }
 
 bool is_cudnn_file(const std::string& name) {
@@ -33,24 +27,29 @@ bool is_cudnn_file(const std::string& name) {
   return n.starts_with("cudnn") || n.starts_with("libcudnn");
 }
 
-// Every cudnn* file (not directory) directly in root/dir, keyed by its root-relative path.
-void add_cudnn_files(const fs::path& root, const fs::path& dir, std::map<std::string, ExistingFile>& out) {
-  std::error_code ec;
-  for (fs::directory_iterator it(root / dir, ec), end; !ec && it != end; it.increment(ec))
-    if (is_cudnn_file(it->path().filename().string()))
-      if (auto f = look(it->path()); f && f->type != EntryType::Directory)
-        out[(dir / it->path().filename()).generic_string()] = *f;
+// Every cudnn* file (not directory) directly in root/dir, keyed by its root-relative path. A
+// directory that is missing or unreadable holds none.
+void add_cudnn_files(FileSystem& fs, const fs::path& root, const fs::path& dir,
+                     std::map<std::string, ExistingFile>& out) {
+  auto names = fs.list_dir(root / dir);
+  if (!names) return;
+  for (const auto& name : *names)
+    if (is_cudnn_file(name))
+      if (auto f = look(fs, root / dir / name); f && *f && (*f)->type != EntryType::Directory)
+        out[(dir / name).generic_string()] = **f;
 }
 
-void add_missing_dirs(const fs::path& root, const fs::path& rel, std::vector<std::string>& missing) {
+// The directories of `rel` (root-relative) that do not exist yet, parents first.
+Result<void> add_missing_dirs(FileSystem& fs, const fs::path& root, const fs::path& rel,
+                              std::vector<std::string>& missing) {
   fs::path partial;
   for (const auto& part : rel) {
     partial /= part;
-    std::error_code ec;
-    if (fs::exists(root / partial, ec)) continue;
+    TRY_ASSIGN(auto there, fs.stat(root / partial));
     std::string s = partial.generic_string();
-    if (std::find(missing.begin(), missing.end(), s) == missing.end()) missing.push_back(s);
+    if (!there && std::find(missing.begin(), missing.end(), s) == missing.end()) missing.push_back(s);
   }
+  return {};
 }
 
 // The CRC-32 of an existing file the same size as the new one: from its stamp, or by reading it.
@@ -64,7 +63,7 @@ std::optional<std::uint32_t> crc_of(const std::string& target, const fs::path& f
 
 }  // namespace
 
-Result<TreeState> scan_tree(const ArchiveInfo& archive, const Toolkit& toolkit, const KnownCrc& known) {
+Result<TreeState> scan_tree(FileSystem& fs, const ArchiveInfo& archive, const Toolkit& toolkit, const KnownCrc& known) {
   TreeState tree;
   std::set<fs::path> dirs;
   for (const auto& e : archive.entries) {
@@ -72,7 +71,7 @@ Result<TreeState> scan_tree(const ArchiveInfo& archive, const Toolkit& toolkit, 
     if (target.empty()) continue;
     fs::path full = toolkit.root / target;
     dirs.insert(fs::path(target).parent_path());
-    auto old = look(full);
+    TRY_ASSIGN(auto old, look(fs, full));
     if (!old) continue;
     if (old->type == EntryType::Directory || old->type == EntryType::Other)
       return fail(
@@ -84,17 +83,17 @@ Result<TreeState> scan_tree(const ArchiveInfo& archive, const Toolkit& toolkit, 
     tree.targets[target] = *old;
   }
   for (const auto& dir : dirs) {
-    add_missing_dirs(toolkit.root, dir, tree.missing_dirs);
-    add_cudnn_files(toolkit.root, dir, tree.cudnn_files);
+    TRY(add_missing_dirs(fs, toolkit.root, dir, tree.missing_dirs));
+    add_cudnn_files(fs, toolkit.root, dir, tree.cudnn_files);
   }
   return tree;
 }
 
-std::map<std::string, ExistingFile> cudnn_files_in(const Toolkit& toolkit) {
+std::map<std::string, ExistingFile> cudnn_files_in(FileSystem& fs, const Toolkit& toolkit) {
   std::map<std::string, ExistingFile> files;
   std::set<fs::path> dirs{toolkit.include_dir, toolkit.lib_dir, toolkit.import_lib_dir};
   if (toolkit.os == TargetOs::Windows) dirs.insert(toolkit.bin_dir);
-  for (const auto& dir : dirs) add_cudnn_files(toolkit.root, dir, files);
+  for (const auto& dir : dirs) add_cudnn_files(fs, toolkit.root, dir, files);
   return files;
 }
 

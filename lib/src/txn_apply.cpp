@@ -11,9 +11,11 @@
 #include <set>
 #include <thread>
 
+#include "base/try.hpp"
+#include "base/util.hpp"
 #include "cudnn_install/txn.hpp"
 #include "txn_paths.hpp"
-#include "util.hpp"
+#include "txn_steps.hpp"
 
 namespace fs = std::filesystem;
 
@@ -61,7 +63,7 @@ BeginRecord make_begin(const Plan& plan, const std::vector<Work>& work, const st
   b.archive = plan.archive_name;
   b.sha256 = options.sha256;
   b.cudnn_version = plan.cudnn_version;
-  b.time = txn_paths::utc_now();
+  b.time = util::utc_now();
   b.dirs_created = plan.dirs_to_create;
   for (const auto& w : work) b.steps.push_back(w.step);
   b.env_edit = plan.env_edit;
@@ -76,8 +78,7 @@ std::set<fs::path> parent_dirs(const fs::path& root, const std::vector<Work>& wo
 }
 
 Result<void> sync_all(FileSystem& fs, const std::set<fs::path>& dirs) {
-  for (const auto& d : dirs)
-    if (auto r = fs.sync_dir(d); !r) return r;
+  for (const auto& d : dirs) TRY(fs.sync_dir(d));
   return {};
 }
 
@@ -99,19 +100,17 @@ class Stager {
 
   Result<void> run(const ArchiveInfo& archive) {
     for (const Work* w : generated_) {
-      auto file = fs_.create_new(root_ / w->step.temp, w->planned->mode);
-      if (!file) return std::unexpected(file.error());
-      if (auto r = (*file)->write(w->planned->content); !r) return r;
-      if (auto r = (*file)->sync_and_close(); !r) return r;
+      TRY_ASSIGN(auto file, fs_.create_new(root_ / w->step.temp, w->planned->mode));
+      TRY((file)->write(w->planned->content));
+      TRY((file)->sync_and_close());
       const std::string& c = w->planned->content;
       wrote(*w, static_cast<std::uint32_t>(
                     crc32(0, reinterpret_cast<const Bytef*>(c.data()), static_cast<uInt>(c.size()))));
     }
-    if (auto r = take_spooled(archive); !r) return r;
+    TRY(take_spooled(archive));
     if (staged_ == by_entry_.size()) return {};  // nothing (more) to read from the archive
-    auto reader = open_archive(archive.path, archive.container);
-    if (!reader) return std::unexpected(reader.error());
-    auto r = (*reader)->extract_parallel([&](const RawEntry& e) { return visit(e); }, threads());
+    TRY_ASSIGN(auto reader, open_archive(archive.path, archive.container));
+    auto r = (reader)->extract_parallel([&](const RawEntry& e) { return visit(e); }, threads());
     if (!r) return r;
     if (staged_ != by_entry_.size())
       return fail(ErrorCode::BadArchive, "the archive changed while it was being installed; run again");
@@ -128,9 +127,9 @@ class Stager {
       if (it == by_entry_.end()) continue;
       auto spooled = archive.spooled.find(e.raw.name);
       if (e.raw.type == EntryType::Symlink) {
-        if (auto r = fs_.make_symlink(e.raw.link_target, root_ / it->second->step.temp); !r) return r;
+        TRY(fs_.make_symlink(e.raw.link_target, root_ / it->second->step.temp));
       } else if (spooled != archive.spooled.end()) {
-        if (auto r = fs_.rename(spooled->second, root_ / it->second->step.temp); !r) return r;
+        TRY(fs_.rename(spooled->second, root_ / it->second->step.temp));
         if (e.raw.crc32) wrote(*it->second, *e.raw.crc32);  // taken from the very bytes spooled
       } else {
         continue;
@@ -157,14 +156,13 @@ class Stager {
     if (it == by_entry_.end() || taken_.contains(e.name)) return std::optional<ChunkSink>();
     const Work& w = *it->second;
     if (e.type == EntryType::Symlink) {
-      if (auto r = fs_.make_symlink(e.link_target, root_ / w.step.temp); !r) return std::unexpected(r.error());
+      TRY(fs_.make_symlink(e.link_target, root_ / w.step.temp));
       finished_one(w, 0);
       return std::optional<ChunkSink>();
     }
     std::uint32_t mode = e.mode ? e.mode : 0644;
-    auto file = fs_.create_new(root_ / w.step.temp, mode);
-    if (!file) return std::unexpected(file.error());
-    auto writer = std::make_shared<EntryWriter>(std::move(*file));
+    TRY_ASSIGN(auto file, fs_.create_new(root_ / w.step.temp, mode));
+    auto writer = std::make_shared<EntryWriter>(std::move(file));
     return std::optional<ChunkSink>([this, &w, writer,
                                      expected = e.crc32](std::span<const char> chunk) -> Result<void> {
       if (!chunk.empty()) {
@@ -222,8 +220,8 @@ class Stager {
 
 Result<void> make_dirs(FileSystem& fs, const fs::path& root, const std::vector<std::string>& dirs) {
   for (const auto& d : dirs) {
-    if (auto r = fs.make_dir(root / d); !r) return r;
-    if (auto r = fs.sync_dir((root / d).parent_path()); !r) return r;
+    TRY(fs.make_dir(root / d));
+    TRY(fs.sync_dir((root / d).parent_path()));
   }
   return {};
 }
@@ -233,18 +231,15 @@ Result<void> make_dirs(FileSystem& fs, const fs::path& root, const std::vector<s
 Result<void> check_replaceable(FileSystem& fs, const fs::path& root, const std::vector<Work>& work, InUse in_use) {
   if (in_use == InUse::RenameAside) return {};
   for (const auto& w : work)
-    if (w.step.had_old())
-      if (auto r = fs.check_not_in_use(root / w.step.target); !r) return r;
+    if (w.step.had_old()) TRY(fs.check_not_in_use(root / w.step.target));
   return {};
 }
 
 Result<void> swap_into_place(FileSystem& fs, const fs::path& root, const std::vector<Work>& work, InUse in_use) {
-  if (auto r = check_replaceable(fs, root, work, in_use); !r) return r;
+  TRY(check_replaceable(fs, root, work, in_use));
   for (const auto& w : work) {
-    if (w.step.had_old())
-      if (auto r = fs.rename(root / w.step.target, root / w.step.backup); !r) return r;
-    if (w.step.kind == JournalStep::Kind::Place)
-      if (auto r = fs.rename(root / w.step.temp, root / w.step.target); !r) return r;
+    if (w.step.had_old()) TRY(fs.rename(root / w.step.target, root / w.step.backup));
+    if (w.step.kind == JournalStep::Kind::Place) TRY(fs.rename(root / w.step.temp, root / w.step.target));
     spdlog::info("{} {}",
                  w.step.kind == JournalStep::Kind::Place ? (w.step.had_old() ? "replaced" : "created") : "removed",
                  w.step.target);
@@ -256,27 +251,25 @@ Result<void> swap_into_place(FileSystem& fs, const fs::path& root, const std::ve
 Result<void> run_phases(FileSystem& fs, const fs::path& root, const ArchiveInfo& archive, std::vector<Work>& work,
                         const BeginRecord& begin, const ApplyOptions& options, TxnOutcome& outcome) {
   fs::path backups = root / txn_paths::backup_dir(begin.id);
-  if (auto r = fs.make_dir(backups); !r) return r;
-  if (auto r = make_dirs(fs, root, begin.dirs_created); !r) return r;
+  TRY(fs.make_dir(backups));
+  TRY(make_dirs(fs, root, begin.dirs_created));
   Stager stager(fs, root, work, options);
-  if (auto r = stager.run(archive); !r) return r;
+  TRY(stager.run(archive));
   outcome.written = stager.written();
   auto dirs = parent_dirs(root, work);
-  if (auto r = sync_all(fs, dirs); !r) return r;
-  if (auto r = fs.append_durable(txn_paths::journal(root), marker_record("staged")); !r) return r;
-  if (auto r = swap_into_place(fs, root, work, options.in_use); !r) return r;
+  TRY(sync_all(fs, dirs));
+  TRY(fs.append_durable(txn_paths::journal(root), marker_record("staged")));
+  TRY(swap_into_place(fs, root, work, options.in_use));
   dirs.insert(backups);
-  if (auto r = sync_all(fs, dirs); !r) return r;
-  if (begin.env_edit)
-    if (auto r = apply_env_edit(options.env, *begin.env_edit); !r) return r;
+  TRY(sync_all(fs, dirs));
+  if (begin.env_edit) TRY(apply_env_edit(options.env, *begin.env_edit));
   return fs.append_durable(txn_paths::journal(root), marker_record("commit"));
 }
 
 Result<void> write_begin(FileSystem& fs, const fs::path& root, const BeginRecord& begin) {
   for (fs::path dir : {state_dir(root), state_dir(root) / "backup", state_dir(root) / "history"})
-    if (auto st = fs.stat(dir); st && !*st)
-      if (auto r = fs.make_dir(dir); !r) return r;
-  if (auto r = fs.append_durable(txn_paths::journal(root), begin_record(begin)); !r) return r;
+    if (auto st = fs.stat(dir); st && !*st) TRY(fs.make_dir(dir));
+  TRY(fs.append_durable(txn_paths::journal(root), begin_record(begin)));
   return fs.sync_dir(state_dir(root));
 }
 
@@ -316,10 +309,12 @@ Result<TxnOutcome> apply_plan(FileSystem& fs, const fs::path& root, const Archiv
     spdlog::warn("installed, but filing the transaction failed ({}); the next run of cudnn-install finishes it",
                  r.error().message);
   for (const auto& w : work) {
-    if (w.step.kind == JournalStep::Kind::Remove)
+    if (w.step.kind == JournalStep::Kind::Remove) {
       ++outcome.files_removed;
-    else
-      ++outcome.files_written, outcome.bytes_written += w.planned->size;
+    } else {
+      ++outcome.files_written;
+      outcome.bytes_written += w.planned->size;
+    }
   }
   outcome.files_unchanged = plan.count(Action::SkipIdentical);
   return outcome;

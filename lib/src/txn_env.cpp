@@ -3,7 +3,8 @@
 // idempotent like the file steps, and a PATH someone changed since is not overwritten.
 #include <spdlog/spdlog.h>
 
-#include "txn_paths.hpp"
+#include "base/try.hpp"
+#include "txn_steps.hpp"
 
 namespace cudnn_install {
 namespace {
@@ -17,7 +18,7 @@ std::unexpected<Error> no_store(const EnvEdit& edit) {
 
 Result<void> apply_env_edit(EnvStore* env, const EnvEdit& edit) {
   if (!env) return no_store(edit);
-  if (auto r = env->write(edit.scope, edit.name, edit.after); !r) return r;
+  TRY(env->write(edit.scope, edit.name, edit.after));
   env->broadcast_change();
   return {};
 }
@@ -26,10 +27,9 @@ Result<void> undo_env_edit(EnvStore* env, const BeginRecord& begin) {
   if (!begin.env_edit) return {};
   const EnvEdit& edit = *begin.env_edit;
   if (!env) return no_store(edit);
-  auto now = env->read(edit.scope, edit.name);
-  if (!now) return std::unexpected(now.error());
-  if (*now == edit.before) return {};  // never written, or already restored
-  if (*now != edit.after) {
+  TRY_ASSIGN(auto now, env->read(edit.scope, edit.name));
+  if (now == edit.before) return {};  // never written, or already restored
+  if (now != edit.after) {
     spdlog::warn(
         "{} in {} was changed by something else after transaction {}; it is left as it is now{}", edit.name,
         to_string(edit.scope), begin.id,

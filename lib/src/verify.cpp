@@ -4,8 +4,9 @@
 
 #include <regex>
 
+#include "archive_inspect.hpp"
+#include "base/util.hpp"
 #include "cudnn_install/archive.hpp"
-#include "util.hpp"
 
 namespace fs = std::filesystem;
 
@@ -51,14 +52,14 @@ bool host_can_load(const Toolkit& tk) {
 #endif
 }
 
-void check_runtime(VerifyReport& r, const Toolkit& tk, const VerifyOptions& o) {
+void check_runtime(VerifyReport& r, const Toolkit& tk, const VerifyOptions& o, ProcessRunner& runner) {
   if (o.runtime == RuntimeCheck::Skip || r.libraries.empty() || !r.libraries.front().present) return;
   if (!host_can_load(tk)) {
     r.notes.push_back(std::string("the ") + to_string(tk.os) +
                       " libraries cannot be loaded on this machine: static checks only");
     return;
   }
-  ProbeResult p = probe_in_child(o.self_exe, r.libraries.front().path);
+  ProbeResult p = probe_in_child(runner, o.probe_command, r.libraries.front().path);
   r.runtime = p;
   if (p.load != ProbeResult::Load::Loaded) {
     r.problems.push_back("loading " + r.libraries.front().path + " failed: " + p.detail);
@@ -94,7 +95,7 @@ std::vector<std::string> cudnn_sublibraries(int major) {
   return {};
 }
 
-Result<VerifyReport> verify_install(const Toolkit& tk, const VerifyOptions& o) {
+Result<VerifyReport> verify_install(const Toolkit& tk, const VerifyOptions& o, ProcessRunner& runner) {
   VerifyReport r;
   r.toolkit_root = tk.root.string();
   r.expected_version = o.expected_version;
@@ -118,7 +119,7 @@ Result<VerifyReport> verify_install(const Toolkit& tk, const VerifyOptions& o) {
       r.problems.push_back(fmt::format("{} is version {} but the header says {}: mixed cuDNN versions", lib.name,
                                        lib.version, r.header_version));
   }
-  check_runtime(r, tk, o);
+  check_runtime(r, tk, o, runner);
   return r;
 }
 

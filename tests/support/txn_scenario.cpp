@@ -46,7 +46,8 @@ Prepared plan_against(const fs::path& root, ArchiveInfo archive) {
   ToolkitSearch search;
   auto toolkit = probe_toolkit(root, "--cuda-root", search);
   if (!toolkit) throw std::runtime_error(toolkit.error().message);
-  auto tree = scan_tree(archive, *toolkit);
+  auto fs = make_real_filesystem();
+  auto tree = scan_tree(*fs, archive, *toolkit);
   if (!tree) throw std::runtime_error(tree.error().message);
   auto plan = make_plan(archive, *toolkit, *tree, {});
   if (!plan) throw std::runtime_error(plan.error().message);

@@ -155,7 +155,8 @@ TEST(WinToolkit, FoundThroughNvidiasRegistryKeyAndProgramFiles) {
   GetEnvironmentVariableW(L"ProgramFiles", saved, MAX_PATH);
   SetEnvironmentVariableW(L"ProgramFiles", program_files.wstring().c_str());
 
-  ToolkitSearch search = system_toolkit_search(std::nullopt);
+  auto runner = make_process_runner();
+  ToolkitSearch search = system_toolkit_search(std::nullopt, *runner);
 
   SetEnvironmentVariableW(L"ProgramFiles", saved);
   RegDeleteTreeW(HKEY_LOCAL_MACHINE, vendor_existed ? subkey : vendor);

@@ -18,8 +18,7 @@ namespace cudnn_install {
 
 // What an entry is for; decides where it goes in the toolkit.
 enum class Role { Header, Dll, ImportLib, SharedLib, StaticLib, License, Unknown, LoaderConfig };
-// The toolkit directory a role lands in (Toolkit maps these to real paths).
-enum class DestDir { Include, Bin, Lib, ImportLib, None };
+const char* to_string(Role role);
 
 struct Entry {
   RawEntry raw;
@@ -60,18 +59,5 @@ Result<ArchiveInfo> inspect_with_listing(const std::filesystem::path& path, Name
 Result<void> remove_spool(FileSystem& fs, const std::filesystem::path& spool_dir);
 // The same, from a listing already read (tests, fuzzing).
 Result<ArchiveInfo> inspect_listing(Listing listing, std::optional<ArchiveName> name, Container container);
-
-// --- pieces, public for their unit tests ---
-Role classify(const std::string& rel);
-DestDir dest_of(Role role);
-const char* to_string(Role role);
-// '\\' -> '/', no leading "./", no trailing '/'.
-std::string normalise_entry_name(std::string name);
-// Refuses unsafe entries; each error names the entry and why.
-Result<void> check_entry_safety(const std::vector<RawEntry>& entries, TargetOs os);
-// cudnn_version.h, or cudnn.h before 8.0: the entries whose text inspection keeps.
-bool is_version_header(const RawEntry& e);
-// Parses CUDNN_MAJOR/MINOR/PATCHLEVEL from a header's text.
-Result<CudnnVersion> parse_version_header(const std::string& text, const std::string& entry_name);
 
 }  // namespace cudnn_install

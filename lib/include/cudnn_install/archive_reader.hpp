@@ -11,11 +11,10 @@
 #include <vector>
 
 #include "cudnn_install/archive_name.hpp"
+#include "cudnn_install/entry_type.hpp"
 #include "cudnn_install/error.hpp"
 
 namespace cudnn_install {
-
-enum class EntryType { File, Directory, Symlink, Hardlink, Device, Fifo, Other };
 
 struct RawEntry {
   std::string name;  // as stored in the archive

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "cudnn_install/archive_reader.hpp"
+#include "cudnn_install/entry_type.hpp"
 #include "cudnn_install/error.hpp"
 
 namespace cudnn_install {

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "cudnn_install/process.hpp"
 #include "cudnn_install/toolkit.hpp"
 
 namespace cudnn_install {
@@ -19,7 +20,7 @@ struct LoaderEnv {
       "/lib", "/usr/lib", "/lib64", "/usr/lib64", "/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu"};
   std::string ld_library_path;  // $LD_LIBRARY_PATH
   std::optional<std::filesystem::path> conda_prefix, virtual_env;
-  std::string ldconfig = "ldconfig";  // the command run after the configuration changed
+  std::string ldconfig = "ldconfig";  // the program run after the configuration changed (a path, or found on PATH)
 };
 
 enum class LoaderMode { System, Print, Skip };
@@ -45,8 +46,8 @@ struct Shadow {
 // Copies of libcudnn.so.<major> the loader (or Python) finds before the toolkit's.
 std::vector<Shadow> find_shadowing(const Toolkit& toolkit, int major, const LoaderEnv& env);
 
-// Runs env.ldconfig so that the loader cache sees the change.
-Result<void> run_ldconfig(const LoaderEnv& env);
+// Runs env.ldconfig (no arguments, no shell) so that the loader cache sees the change.
+Result<void> run_ldconfig(const LoaderEnv& env, ProcessRunner& runner);
 
 // The real environment of this process.
 LoaderEnv system_loader_env();

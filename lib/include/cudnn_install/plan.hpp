@@ -10,6 +10,7 @@
 #include "cudnn_install/archive.hpp"
 #include "cudnn_install/env.hpp"
 #include "cudnn_install/file_stamps.hpp"
+#include "cudnn_install/filesystem.hpp"
 #include "cudnn_install/toolkit.hpp"
 
 namespace cudnn_install {
@@ -92,10 +93,11 @@ std::optional<int> cudnn_major_of(const std::string& file_name);
 // I/O: reads the current state of every target and cudnn* file in the target directories. A file
 // the same size as the new one is compared by CRC-32: its stamp's (file_stamps.hpp), if `known`
 // has one, or else the file is read.
-Result<TreeState> scan_tree(const ArchiveInfo& archive, const Toolkit& toolkit, const KnownCrc& known = {});
+Result<TreeState> scan_tree(FileSystem& fs, const ArchiveInfo& archive, const Toolkit& toolkit,
+                            const KnownCrc& known = {});
 
 // Every cudnn* file in the toolkit's header and library directories (root-relative), with what it is.
-std::map<std::string, ExistingFile> cudnn_files_in(const Toolkit& toolkit);
+std::map<std::string, ExistingFile> cudnn_files_in(FileSystem& fs, const Toolkit& toolkit);
 // A plan that removes these files (uninstall --force): each is backed up, --rollback restores it.
 Plan removal_plan(const Toolkit& toolkit, const std::map<std::string, ExistingFile>& files);
 

@@ -20,10 +20,4 @@ class StateLock {
 // message names that process's PID.
 Result<std::unique_ptr<StateLock>> acquire_state_lock(const std::filesystem::path& root);
 
-// Shared by both platforms' acquire_state_lock (state_lock.cpp): creates the state directory
-// and returns the lock file's path; the error for a lock held by a live process.
-Result<std::filesystem::path> prepare_lock_file(const std::filesystem::path& root);
-std::unexpected<Error> lock_held(const std::filesystem::path& root, const std::filesystem::path& lock,
-                                 std::optional<long> holder);
-
 }  // namespace cudnn_install

@@ -9,6 +9,7 @@
 
 #include "cudnn_install/archive_name.hpp"
 #include "cudnn_install/error.hpp"
+#include "cudnn_install/process.hpp"
 
 namespace cudnn_install {
 
@@ -57,13 +58,10 @@ std::vector<Toolkit> find_toolkits(const ToolkitSearch& search);
 // Picks the toolkit for an archive built for `cuda_major` (nullopt: unknown, e.g. --force-name).
 Result<Toolkit> choose_toolkit(const ToolkitSearch& search, std::optional<int> cuda_major);
 
-// The real machine's inputs: environment, default directories, nvcc runner (toolkit_posix/_win32).
-ToolkitSearch system_toolkit_search(std::optional<std::filesystem::path> cuda_root);
-
-// Version parsers, public for unit tests.
-std::optional<CudaVersion> parse_cuda_version_json(const std::string& text);
-std::optional<CudaVersion> parse_cuda_version_txt(const std::string& text);
-std::optional<CudaVersion> parse_cuda_h(const std::string& text);
-std::optional<CudaVersion> parse_nvcc_version(const std::string& text);
+// The real machine's inputs: environment, default directories, and nvcc run through `runner`, which
+// must outlive the search (toolkit_posix/_win32).
+ToolkitSearch system_toolkit_search(std::optional<std::filesystem::path> cuda_root, ProcessRunner& runner);
+// `nvcc --version` through the runner: its output, or nullopt when it cannot run or fails.
+std::optional<std::string> nvcc_version_output(ProcessRunner& runner, const std::filesystem::path& nvcc);
 
 }  // namespace cudnn_install

@@ -2,7 +2,7 @@
 // as it was before or as it is after, never a mix (see "Transaction" in ARCHITECTURE.md).
 //
 //   <root>/.cudnn-install/lock            one run at a time (state_lock.hpp)
-//   <root>/.cudnn-install/journal.jsonl   the transaction in progress (journal.hpp)
+//   <root>/.cudnn-install/journal.jsonl   the transaction in progress (lib/src/txn_journal.hpp)
 //   <root>/.cudnn-install/spool/          a tar.xz's files, copied while it is inspected (archive.hpp)
 //   <root>/.cudnn-install/backup/<id>/    old files, moved there by rename
 //   <root>/.cudnn-install/history/<id>.jsonl  committed transactions, newest last
@@ -17,12 +17,11 @@
 #include "cudnn_install/env.hpp"
 #include "cudnn_install/file_stamps.hpp"
 #include "cudnn_install/filesystem.hpp"
-#include "cudnn_install/journal.hpp"
 #include "cudnn_install/plan.hpp"
+#include "cudnn_install/state_dir.hpp"
 
 namespace cudnn_install {
 
-inline constexpr const char* kStateDirName = ".cudnn-install";
 // Committed transactions whose backups are kept, so that --rollback can undo them (newest first).
 inline constexpr std::size_t kKeptTransactions = 3;
 
@@ -84,20 +83,11 @@ Result<std::vector<HistoryItem>> read_history(FileSystem& fs, const std::filesys
 // Undoes the newest committed transaction byte for byte (ErrorCode::NothingToUndo when none).
 Result<HistoryItem> rollback_last(FileSystem& fs, const std::filesystem::path& root, EnvStore* env = nullptr);
 
-// Undoes the steps of one transaction, newest first. Idempotent: it looks at what is on disk,
-// so running it again after a crash half-way through finishes the job.
-// The PATH value is put back when it still is what the transaction wrote.
-Result<void> undo_steps(FileSystem& fs, const std::filesystem::path& root, const BeginRecord& begin,
-                        EnvStore* env = nullptr);
-
 // Undoes every committed transaction, newest first: what cudnn-install installed is removed and
 // what it replaced is restored. Each undo is journalled like --rollback. Returns what was undone.
 Result<std::vector<HistoryItem>> uninstall_all(FileSystem& fs, const std::filesystem::path& root,
                                                EnvStore* env = nullptr);
 
-std::filesystem::path state_dir(const std::filesystem::path& root);
-// Where a real install from a tar.xz copies the entries while inspecting it (inspect_and_spool).
-std::filesystem::path spool_dir(const std::filesystem::path& root);
 bool has_pending_journal(const std::filesystem::path& root);
 
 }  // namespace cudnn_install

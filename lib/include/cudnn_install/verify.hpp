@@ -12,6 +12,7 @@
 
 #include "cudnn_install/archive_name.hpp"
 #include "cudnn_install/error.hpp"
+#include "cudnn_install/process.hpp"
 #include "cudnn_install/toolkit.hpp"
 
 namespace cudnn_install {
@@ -54,10 +55,13 @@ enum class RuntimeCheck { Run, Skip };
 struct VerifyOptions {
   std::string expected_version;  // "9.19.0" or empty
   RuntimeCheck runtime = RuntimeCheck::Run;
-  std::filesystem::path self_exe;  // this program, re-run as the probe child ("__probe LIB")
+  // The command whose child process runs probe_library on the path appended to it and prints
+  // probe_to_json; the CLI gives itself with its hidden probe argument.
+  std::vector<std::string> probe_command;
 };
 
-Result<VerifyReport> verify_install(const Toolkit& toolkit, const VerifyOptions& options);
+// The runtime check runs the probe command through `runner`.
+Result<VerifyReport> verify_install(const Toolkit& toolkit, const VerifyOptions& options, ProcessRunner& runner);
 
 // The FileVersion of a DLL's version resource ("8.9.5.30"), from VS_FIXEDFILEINFO after checking its
 // 0xFEEF04BD signature; nullopt when there is none. Windows builds only (file_version_win32.cpp).
@@ -74,11 +78,9 @@ std::vector<std::string> cudnn_sublibraries(int major);
 ProbeResult probe_library(const std::filesystem::path& library);
 nlohmann::json probe_to_json(const ProbeResult& r);
 ProbeResult probe_from_json(const nlohmann::json& j);
-// Runs `self_exe __probe library` and reads its answer; a crash becomes Load::Crashed.
-ProbeResult probe_in_child(const std::filesystem::path& self_exe, const std::filesystem::path& library);
-
-// This program's own path, for re-running it as the probe child.
-std::filesystem::path current_executable();
+// Runs `probe_command library` and reads its answer; a crash becomes Load::Crashed.
+ProbeResult probe_in_child(ProcessRunner& runner, const std::vector<std::string>& probe_command,
+                           const std::filesystem::path& library);
 
 nlohmann::json verify_to_json(const VerifyReport& report);
 std::string render_verify_text(const VerifyReport& report);

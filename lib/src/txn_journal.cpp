@@ -1,11 +1,11 @@
-#include "cudnn_install/journal.hpp"
+#include "txn_journal.hpp"
 
 #include <zlib.h>
 
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
-#include "util.hpp"
+#include "base/util.hpp"
 
 namespace cudnn_install {
 namespace {

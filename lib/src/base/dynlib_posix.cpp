@@ -1,6 +1,6 @@
 #include <dlfcn.h>
 
-#include "dynlib.hpp"
+#include "base/dynlib.hpp"
 
 namespace cudnn_install::dynlib {
 

@@ -36,6 +36,8 @@ inline std::string lower(std::string s) {
 // The calling process's ID, and broken-down UTC time (gmtime_r/gmtime_s: both thread-safe).
 long process_id();
 std::tm utc_time(std::time_t t);
+// Now, UTC, ISO 8601 to the second: "2026-12-02T18:06:23Z".
+std::string utc_now();
 
 // CRC-32 of a whole file, read in 1 MiB chunks; nullopt if it cannot be read.
 std::optional<std::uint32_t> file_crc32(const std::filesystem::path& path);

@@ -1,10 +1,15 @@
-#include "state_file.hpp"
+#include "base/state_file.hpp"
 
-#include "util.hpp"
+#include "base/try.hpp"
+#include "base/util.hpp"
+#include "cudnn_install/state_dir.hpp"
 
 namespace fs = std::filesystem;
 
 namespace cudnn_install {
+
+fs::path state_dir(const fs::path& root) { return root / kStateDirName; }
+fs::path spool_dir(const fs::path& root) { return state_dir(root) / "spool"; }
 
 StateFileWriter::StateFileWriter(FileSystem& fs, fs::path path, fs::path temp, std::unique_ptr<OutputFile> out)
     : fs_(&fs), path_(std::move(path)), temp_(std::move(temp)), out_(std::move(out)) {}
@@ -13,9 +18,8 @@ Result<StateFileWriter> StateFileWriter::start(FileSystem& fs, const fs::path& p
   fs::path temp = path;
   temp += ".tmp-" + std::to_string(util::process_id());
   (void)fs.remove(temp);  // left by a crash of an earlier run
-  auto out = fs.create_new(temp, 0644);
-  if (!out) return std::unexpected(out.error());
-  return StateFileWriter(fs, path, temp, std::move(*out));
+  TRY_ASSIGN(auto out, fs.create_new(temp, 0644));
+  return StateFileWriter(fs, path, temp, std::move(out));
 }
 
 StateFileWriter::~StateFileWriter() {
@@ -34,9 +38,8 @@ Result<void> StateFileWriter::commit(std::string_view text) {
 }
 
 Result<void> replace_state_file(FileSystem& fs, const fs::path& path, std::string_view text) {
-  auto writer = StateFileWriter::start(fs, path);
-  if (!writer) return std::unexpected(writer.error());
-  return writer->commit(text);
+  TRY_ASSIGN(auto writer, StateFileWriter::start(fs, path));
+  return writer.commit(text);
 }
 
 nlohmann::json identity_json(const FileIdentity& id) {

@@ -1,6 +1,7 @@
 #include "cudnn_install/state_lock.hpp"
 
-#include "cudnn_install/txn.hpp"
+#include "cudnn_install/state_dir.hpp"
+#include "state_lock_common.hpp"
 
 namespace fs = std::filesystem;
 

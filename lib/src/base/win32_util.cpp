@@ -1,4 +1,4 @@
-#include "win32_util.hpp"
+#include "base/win32_util.hpp"
 
 namespace cudnn_install::win32 {
 

@@ -3,9 +3,9 @@
 
 #include <bcrypt.h>
 
+#include "base/read_ahead.hpp"
+#include "base/util.hpp"
 #include "cudnn_install/integrity.hpp"
-#include "read_ahead.hpp"
-#include "util.hpp"
 
 namespace cudnn_install {
 namespace {

@@ -21,7 +21,10 @@ class Handle {
   Handle& operator=(const Handle&) = delete;
   Handle(Handle&& o) noexcept : h_(o.h_) { o.h_ = INVALID_HANDLE_VALUE; }
   Handle& operator=(Handle&& o) noexcept {
-    if (this != &o) reset(), h_ = o.h_, o.h_ = INVALID_HANDLE_VALUE;
+    if (this == &o) return *this;
+    reset();
+    h_ = o.h_;
+    o.h_ = INVALID_HANDLE_VALUE;
     return *this;
   }
   HANDLE get() const { return h_; }

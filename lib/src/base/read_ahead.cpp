@@ -1,4 +1,4 @@
-#include "read_ahead.hpp"
+#include "base/read_ahead.hpp"
 
 #include <fstream>
 

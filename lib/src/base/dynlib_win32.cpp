@@ -1,7 +1,7 @@
 #include <windows.h>
 
-#include "dynlib.hpp"
-#include "win32_util.hpp"
+#include "base/dynlib.hpp"
+#include "base/win32_util.hpp"
 
 namespace cudnn_install::dynlib {
 

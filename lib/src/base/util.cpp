@@ -1,8 +1,9 @@
-#include "util.hpp"
+#include "base/util.hpp"
 
 #include <zlib.h>
 
 #include <charconv>
+#include <chrono>
 #include <cstdio>
 #include <memory>
 
@@ -29,6 +30,14 @@ std::tm utc_time(std::time_t t) {
   return tm;
 }
 #endif
+
+std::string utc_now() {
+  std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm = utc_time(now);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
 
 std::optional<std::uint32_t> file_crc32(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);

@@ -1,0 +1,27 @@
+// The steps of a transaction that apply (txn_apply.cpp), undo and recovery (txn_undo.cpp) share.
+#pragma once
+#include <filesystem>
+#include <string>
+
+#include "cudnn_install/env.hpp"
+#include "cudnn_install/error.hpp"
+#include "cudnn_install/filesystem.hpp"
+#include "txn_journal.hpp"
+
+namespace cudnn_install {
+
+// Undoes the steps of one transaction, newest first. Idempotent: it looks at what is on disk,
+// so running it again after a crash half-way through finishes the job.
+// The PATH value is put back when it still is what the transaction wrote.
+Result<void> undo_steps(FileSystem& fs, const std::filesystem::path& root, const BeginRecord& begin, EnvStore* env);
+// Shared by apply (automatic rollback) and recovery: undo the steps, remove the empty
+// directories the transaction created and its backup directory.
+Result<void> finish_undo(FileSystem& fs, const std::filesystem::path& root, const BeginRecord& begin, EnvStore* env);
+// The registry half of a transaction (txn_env.cpp): make the edit, and put the old value back
+// when the value is still the one the edit wrote (so undoing twice changes nothing).
+Result<void> apply_env_edit(EnvStore* env, const EnvEdit& edit);
+Result<void> undo_env_edit(EnvStore* env, const BeginRecord& begin);
+// Moves a committed journal into history/ and prunes transactions beyond kKeptTransactions.
+Result<void> file_committed(FileSystem& fs, const std::filesystem::path& root, const std::string& id);
+
+}  // namespace cudnn_install
