@@ -31,7 +31,11 @@ struct BenchFlags {
   std::string dtypes = "fp16,bf16";
   std::string layouts = "nhwc";
   std::string tiers = "legacy,graph";
-  int repeats = 20;
+  int batches = 10;
+  int per_batch = 20;
+  std::string search = "knobs";
+  std::string timing_data = "normal";
+  std::string layers;  // comma list of name parts; empty: every layer
   bool quick = false;
   bool list_shapes = false;
   std::optional<std::filesystem::path> library;

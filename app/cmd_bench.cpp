@@ -1,14 +1,12 @@
-// `cudnn-install bench`: the GPU convolution benchmark of the installed cuDNN.
+// `cudnn-install bench`: parses the flags, runs the library's bench operation, prints its report.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <iostream>
 #include <sstream>
 
 #include "cli.hpp"
-#include "cudnn_install/archive.hpp"
 #include "cudnn_install/bench.hpp"
-#include "cudnn_install/toolkit.hpp"
-#include "cudnn_install/verify.hpp"
 
 namespace cudnn_install::cli {
 namespace {
@@ -29,47 +27,66 @@ Result<std::vector<E>> parse_list(const std::string& text, std::initializer_list
   return out;
 }
 
+template <class E>
+Result<E> parse_one(const std::string& text, std::initializer_list<E> all, const char* what) {
+  auto list = parse_list(text, all, what);
+  if (!list) return std::unexpected(list.error());
+  if (list->size() != 1) return fail(ErrorCode::Usage, fmt::format("give one {}, not '{}'", what, text));
+  return list->front();
+}
+
+// The layers whose name contains one of the comma-separated parts of `filter`.
+Result<std::vector<ConvShape>> select_layers(std::vector<ConvShape> shapes, const std::string& filter) {
+  if (filter.empty()) return shapes;
+  std::vector<std::string> parts;
+  std::stringstream ss(filter);
+  for (std::string part; std::getline(ss, part, ',');) parts.push_back(part);
+  std::erase_if(shapes, [&](const ConvShape& s) {
+    return std::none_of(parts.begin(), parts.end(),
+                        [&](const std::string& p) { return s.name.find(p) != std::string::npos; });
+  });
+  if (shapes.empty()) return fail(ErrorCode::Usage, "no layer matches --layers '" + filter + "' (see --list-shapes)");
+  return shapes;
+}
+
 Result<BenchOptions> options_from(const BenchFlags& f) {
+  if (f.batch < 1 || f.batches < 1 || f.per_batch < 1)
+    return fail(ErrorCode::Usage, "--batch, --batches and --per-batch must be at least 1");
   BenchOptions o;
-  o.batch = f.batch;
-  o.repeats = f.repeats;
-  o.shapes = f.quick ? ShapeSet::Quick : ShapeSet::ResNet50;
+  auto shapes = select_layers(bench_shapes(f.quick ? ShapeSet::Quick : ShapeSet::ResNet50, f.batch), f.layers);
+  if (!shapes) return std::unexpected(shapes.error());
+  o.shapes = *shapes;
+  o.timing.batches = f.batches;
+  o.timing.per_batch = f.per_batch;
   auto dtypes = parse_list(f.dtypes, {DataType::Fp32, DataType::Tf32, DataType::Fp16, DataType::Bf16}, "data type");
   auto layouts = parse_list(f.layouts, {Layout::Nhwc, Layout::Nchw}, "layout");
   auto tiers = parse_list(f.tiers, {Tier::Legacy, Tier::Graph}, "tier");
+  auto search = parse_one(f.search, {SearchDepth::Heuristics, SearchDepth::Knobs}, "search depth");
+  auto data = parse_one(f.timing_data, {TimingData::Normal, TimingData::Exact}, "timing data");
   if (!dtypes) return std::unexpected(dtypes.error());
   if (!layouts) return std::unexpected(layouts.error());
   if (!tiers) return std::unexpected(tiers.error());
-  if (f.batch < 1 || f.repeats < 1) return fail(ErrorCode::Usage, "--batch and --repeats must be at least 1");
+  if (!search) return std::unexpected(search.error());
+  if (!data) return std::unexpected(data.error());
   o.dtypes = *dtypes;
   o.layouts = *layouts;
   o.tiers = *tiers;
+  o.search = *search;
+  o.timing_data = *data;
   return o;
 }
 
-// The installed main library: lib/libcudnn.so.<major of the installed header>.
-Result<std::filesystem::path> installed_library(const Toolkit& tk) {
-  auto v = installed_cudnn_version(tk);
-  if (!v) return fail(ErrorCode::VerifyFailed, "no cuDNN is installed in " + tk.root.string());
-  return tk.os == TargetOs::Windows ? tk.root / tk.bin_dir / fmt::format("cudnn64_{}.dll", v->major)
-                                    : tk.root / tk.lib_dir / fmt::format("libcudnn.so.{}", v->major);
-}
-
-int run(const std::filesystem::path& library, const BenchOptions& options, const Options& o) {
-  BenchOptions live = options;
-  if (o.format == Format::Text && o.verbosity != Verbosity::Quiet)
-    live.on_result = [](const BenchResult& r) {
-      std::cerr << fmt::format("  {} {} {} {}: {}\n", r.config.shape.name, to_string(r.config.dtype),
-                               to_string(r.config.layout), to_string(r.config.tier),
-                               r.error.empty() ? fmt::format("{:.1f} TFLOP/s", r.tflops) : r.error);
-    };
-  auto report = run_benchmark(library, live);
+int run(BenchRequest request, const Options& o) {
+  BenchServices services = system_bench_services();
+  if (o.verbosity != Verbosity::Quiet)  // stderr: JSON on stdout stays one object
+    services.on_result = [](const BenchResult& r) { std::cerr << render_bench_progress(r); };
+  auto report = bench(request, services);
   if (!report) return report_error(report.error(), o);
   if (o.format == Format::Json)
     std::cout << bench_to_json(*report).dump(2) << "\n";
   else
     std::cout << render_bench_text(*report);
-  return report->all_correct() ? 0 : static_cast<int>(ExitCode::VerifyFailed);
+  return static_cast<int>(bench_exit_code(*report));
 }
 
 }  // namespace
@@ -79,7 +96,11 @@ void add_bench_options(CLI::App& bench, BenchFlags& f) {
   bench.add_option("--dtypes", f.dtypes, "comma list of fp32, tf32, fp16, bf16 (default fp16,bf16)");
   bench.add_option("--layouts", f.layouts, "comma list of nhwc, nchw (default nhwc)");
   bench.add_option("--tiers", f.tiers, "comma list of legacy, graph (default both)");
-  bench.add_option("--repeats", f.repeats, "timed runs per configuration; the median is reported (default 20)");
+  bench.add_option("--batches", f.batches, "timed batches; min, median and max are over these (default 10)");
+  bench.add_option("--per-batch", f.per_batch, "executions per batch, back to back or in one CUDA graph (default 20)");
+  bench.add_option("--search", f.search, "heuristics, or knobs: also the knob neighbours of the fastest (default)");
+  bench.add_option("--timing-data", f.timing_data, "normal (default) or exact: the values the timed runs read");
+  bench.add_option("--layers", f.layers, "comma list of parts of layer names: only those layers");
   bench.add_flag("--quick", f.quick, "three layers only (the short run after an install)");
   bench.add_flag("--list-shapes", f.list_shapes, "print the layer shapes as JSON and exit");
   bench.add_option("--library", f.library, "benchmark this libcudnn instead of the toolkit's");
@@ -89,33 +110,23 @@ int cmd_bench(const Options& o) {
   auto options = options_from(o.bench);
   if (!options) return report_error(options.error(), o);
   if (o.bench.list_shapes) {
-    std::cout << shapes_to_json(bench_shapes(options->shapes, options->batch)).dump(2) << "\n";
+    std::cout << shapes_to_json(options->shapes).dump(2) << "\n";
     return 0;
   }
-  std::filesystem::path library;
-  if (o.bench.library) {
-    library = *o.bench.library;
-  } else {
-    auto toolkit = choose_toolkit(system_toolkit_search(o.cuda_root, process_runner()), std::nullopt);
-    if (!toolkit) return report_error(toolkit.error(), o);
-    auto found = installed_library(*toolkit);
-    if (!found) return report_error(found.error(), o);
-    library = *found;
-  }
-  return run(library, *options, o);
+  BenchRequest request;
+  request.library = o.bench.library;
+  request.cuda_root = o.cuda_root;
+  request.options = *options;
+  return run(std::move(request), o);
 }
 
 int run_post_install_bench(const Toolkit& toolkit, const Options& o) {
-  auto library = installed_library(toolkit);
-  if (!library) return report_error(library.error(), o);
-  BenchOptions quick;
-  quick.shapes = ShapeSet::Quick;
-  quick.batch = 16;
-  quick.repeats = 5;
-  quick.graph_candidates = 3;
   if (o.format == Format::Text && o.verbosity != Verbosity::Quiet)
     std::cout << "\nshort GPU benchmark (cudnn-install bench for the full one):\n";
-  return run(*library, quick, o);
+  BenchRequest request;
+  request.toolkit = toolkit;
+  request.options = quick_bench_options();
+  return run(std::move(request), o);
 }
 
 }  // namespace cudnn_install::cli

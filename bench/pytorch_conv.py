@@ -1,10 +1,20 @@
 #!/usr/bin/env python3
-"""PyTorch's cuDNN convolution on the same layers, for the side-by-side comparison with
-`cudnn-install bench`: torch.backends.cudnn.benchmark = True (it tries the algorithms, as
-cudnnFind does), channels_last for NHWC, the same shapes, data types and timing method
-(CUDA events, median of the timed runs after warm-up).
+"""PyTorch's cuDNN convolution on the same layers, timed the way `cudnn-install bench` times its
+pick, for the side-by-side comparison (bench/compare.py).
 
-Usage: pytorch_conv.py SHAPES.json DTYPES LAYOUTS [REPEATS] > results.json
+torch.backends.cudnn.benchmark = True (PyTorch times the engine configs of cuDNN's heuristics and
+fallback list on the first call and keeps the fastest), channels_last for NHWC, TF32 allowed only
+for "tf32". Inputs are torch.randn, as the tool's timing inputs are normal values.
+
+Each configuration, after warm-up, is timed three ways with CUDA events, per execution:
+  back_to_back  PER_BATCH calls between two events, BATCHES times
+  cuda_graph    PER_BATCH calls captured in one torch.cuda.CUDAGraph, replayed between two events
+  single_call   one call between two events, BATCHES times (includes Python's dispatch)
+each after untimed batches for WARMUP_MS (so the GPU runs at the clock it holds under sustained
+load, as during training), and records min, median and max over the batches. The kernel time is the faster median of the
+first two, as for the tool.
+
+Usage: pytorch_conv.py SHAPES.json DTYPES LAYOUTS [BATCHES [PER_BATCH]] > results.json
   SHAPES.json comes from `cudnn-install bench --list-shapes`.
 """
 import json
@@ -13,12 +23,85 @@ import sys
 
 import torch
 
+WARMUP = 3
+WARMUP_MS = 200  # then untimed batches for this long: the GPU slows to its sustained clock (as the tool does)
+
+
+def spread(samples):
+    return {"min": min(samples), "median": statistics.median(samples), "max": max(samples)}
+
+
+def timed(batches, per_batch, launch):
+    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    elapsed, count = 0.0, 0
+    while elapsed < WARMUP_MS and count < 1000:
+        start.record()
+        launch()
+        stop.record()
+        stop.synchronize()
+        elapsed += start.elapsed_time(stop)
+        count += 1
+    samples = []
+    for _ in range(batches):
+        start.record()
+        launch()
+        stop.record()
+        stop.synchronize()
+        samples.append(start.elapsed_time(stop) / per_batch)
+    return spread(samples)
+
+
+def entry(method, batches, per_batch, ms=None, note=None):
+    e = {"method": method, "warmup": WARMUP, "warmup_ms": WARMUP_MS, "executions_per_batch": per_batch,
+         "batches": batches, "measured": ms is not None}
+    if ms is not None:
+        e["ms_per_execution"] = ms
+    else:
+        e["note"] = note
+    return e
+
+
+def graph_timing(run, batches, per_batch):
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):  # PyTorch's recipe: warm up on a side stream before capturing
+        for _ in range(WARMUP):
+            run()
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        for _ in range(per_batch):
+            run()
+    graph.replay()
+    torch.cuda.synchronize()
+    return timed(batches, per_batch, graph.replay)
+
+
+def measure(run, batches, per_batch):
+    for _ in range(WARMUP):
+        run()
+    torch.cuda.synchronize()
+
+    def back_to_back():
+        for _ in range(per_batch):
+            run()
+
+    timings = {}
+    try:  # in the tool's order: graph, back to back, single call
+        timings["cuda_graph"] = entry("cuda_graph", batches, per_batch, graph_timing(run, batches, per_batch))
+    except RuntimeError as e:
+        timings["cuda_graph"] = entry("cuda_graph", batches, per_batch, note=str(e).splitlines()[0])
+    timings["back_to_back"] = entry("back_to_back", batches, per_batch, timed(batches, per_batch, back_to_back))
+    timings["single_call"] = entry("single_call", batches, 1, timed(batches, 1, run))
+    return timings
+
 
 def main():
     shapes = json.load(open(sys.argv[1]))
     dtypes = sys.argv[2].split(",")
     layouts = sys.argv[3].split(",")
-    repeats = int(sys.argv[4]) if len(sys.argv) > 4 else 20
+    batches = int(sys.argv[4]) if len(sys.argv) > 4 else 10
+    per_batch = int(sys.argv[5]) if len(sys.argv) > 5 else 20
     torch.backends.cudnn.benchmark = True
     torch.backends.cuda.matmul.allow_tf32 = False
     torch_dtype = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32, "tf32": torch.float32}
@@ -31,24 +114,27 @@ def main():
                 x = torch.randn(s["n"], s["c"], s["h"], s["w"], device="cuda", dtype=torch_dtype[dt]).to(memory_format=fmt)
                 w = torch.randn(s["k"], s["c"], s["r"], s["s"], device="cuda", dtype=torch_dtype[dt]).to(memory_format=fmt)
                 run = lambda: torch.nn.functional.conv2d(x, w, stride=s["stride"], padding=s["pad"])
-                for _ in range(5):  # cudnn.benchmark chooses the algorithm on the first call
-                    run()
-                torch.cuda.synchronize()
-                start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-                times = []
-                for _ in range(repeats):
-                    start.record()
-                    run()
-                    stop.record()
-                    stop.synchronize()
-                    times.append(start.elapsed_time(stop))
-                ms = statistics.median(times)
-                results.append({"shape": s["name"], "dtype": dt, "layout": layout, "median_ms": ms,
-                                "tflops": s["flops"] / (ms * 1e-3) / 1e12})
-                print(f"{s['name']} {dt} {layout}: {results[-1]['tflops']:.1f} TFLOP/s", file=sys.stderr)
-                del x, w
+                run()  # cudnn.benchmark chooses the engine here
+                timings = measure(run, batches, per_batch)
+                kernel = min((timings[m] for m in ("cuda_graph", "back_to_back") if timings[m]["measured"]),
+                             key=lambda t: t["ms_per_execution"]["median"])
+                ms = kernel["ms_per_execution"]
+                results.append({"shape": s["name"], "dtype": dt, "layout": layout, "tier": "pytorch",
+                                "kernel_method": kernel["method"], "median_ms": ms["median"], "min_ms": ms["min"],
+                                "max_ms": ms["max"], "tflops": s["flops"] / (ms["median"] * 1e-3) / 1e12,
+                                "timings": timings})
+                single = timings["single_call"]["ms_per_execution"]["median"]
+                print(f"{s['name']} {dt} {layout}: {results[-1]['tflops']:.1f} TFLOP/s ({kernel['method']} "
+                      f"{ms['median']:.4f} ms, single call {single:.4f} ms)", file=sys.stderr)
+                del x, w, run
+                torch.cuda.empty_cache()
     json.dump({"torch": torch.__version__, "cudnn": torch.backends.cudnn.version(),
-               "device": torch.cuda.get_device_name(0), "results": results}, sys.stdout, indent=1)
+               "device": torch.cuda.get_device_name(0),
+               "method": {"kernel_time": "per execution: the faster median of cuda_graph and back_to_back",
+                          "timing": {"warmup": WARMUP, "warmup_ms": WARMUP_MS, "executions_per_batch": per_batch,
+                                     "batches": batches},
+                          "timing_data": "normal (torch.randn)", "benchmark": "torch.backends.cudnn.benchmark"},
+               "results": results}, sys.stdout, indent=1)
 
 
 if __name__ == "__main__":

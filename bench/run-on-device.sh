@@ -1,34 +1,69 @@
 #!/usr/bin/env bash
-# One whole measurement on a GPU machine (the lent H200): pack the machine's own cuDNN into a
-# real-layout archive, install it into a sandbox CUDA tree (verify + the short post-install bench
-# run), then the full `cudnn-install bench` and PyTorch's cuDNN convolution on the same layers.
-# Expects a stripped cudnn-install and its shared libraries in .devlibs/ (see bench/README.md).
-# Results go to $OUT (default bench/results).
+# A measurement on a GPU machine (the lent H200), both sides in the same run: pack the machine's
+# own cuDNN into a real-layout archive, install it into a sandbox CUDA tree (verify + the short
+# post-install bench), then `cudnn-install bench` and bench/pytorch_conv.py on the same layers,
+# timed the same way (see bench/README.md).
+#
+# Usage (from the repository root): run-on-device.sh nhwc|nchw|smoke
+#   nhwc   15 layers, FP16/BF16 (both tiers) and TF32/FP32 (graph tier) NHWC
+#   nchw   15 layers, FP16/BF16 NCHW (both tiers)
+#   smoke  three layers, FP16 and FP32 NHWC, and the large 3x3 timed on exact inputs too
+# One call of the device tool runs at most 10 minutes, so the full table is two runs, nhwc then
+# nchw, on the same machine. Expects a cudnn-install and the shared libraries it needs in $DEVLIBS
+# (default .devcarry/, see bench/README.md). Everything is packed into $OUT/results.tar.gz (default
+# bench/results/) after each step, so a run cut short still returns what it measured.
 set -uo pipefail
-cd "$(dirname "$0")/.."
-out=${OUT:-bench/results}/run
-mkdir -p "$out"
-export LD_LIBRARY_PATH=$PWD/.devlibs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-bin=$PWD/.devlibs/cudnn-install
-nvidia-smi -L | tee "$out/gpu.txt"
-
-cudnn_home=$(python3 -c 'import nvidia.cudnn as m; print(list(m.__path__)[0])' 2>/dev/null)
-echo "cuDNN taken from: $cudnn_home"
+mode=${1:?usage: run-on-device.sh nhwc|nchw|smoke}
+here=$(cd "$(dirname "$0")" && pwd)
+libs=${DEVLIBS:-$PWD/.devcarry}
+dest=${OUT:-bench/results}
 work=$(mktemp -d)
-archive=$(CUDNN_HOME=$cudnn_home CUDA_MAJOR=13 bash scripts/make-test-archive.sh --full "$work/dl" | head -1)
-echo "archive: $archive"
+out=$work/$mode
+mkdir -p "$out" "$dest"
+export LD_LIBRARY_PATH=$libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export PYTHONUNBUFFERED=1
+bin=$libs/cudnn-install
+start=$(date +%s)
+pack() { tar -C "$work" -czf "$dest/results.tar.gz.part" "$mode" && mv "$dest/results.tar.gz.part" "$dest/results.tar.gz"; }
+step() {  # file, seconds allowed, command...: stdout to the file, stderr to its .log
+  local file=$1 limit=$2 s
+  s=$(date +%s)
+  shift 2
+  timeout "$limit" "$@" > "$out/$file" 2> "$out/${file%.*}.log"
+  echo "$file: exit $?, $(( $(date +%s) - s )) s (at $(( $(date +%s) - start )) s)" | tee -a "$out/steps.txt"
+  pack
+}
+bench() { step "$1" "$2" "$bin" bench --cuda-root "$root" --json "${@:3}"; }
+pytorch() { step "$1" "$2" python3 "$here/pytorch_conv.py" "$work/shapes.json" "${@:3}"; }
 
+{ nvidia-smi -L; nvidia-smi --query-gpu=driver_version,clocks.sm,clocks.max.sm,power.limit,temperature.gpu --format=csv
+  python3 -c 'import torch; print("torch", torch.__version__, "cudnn", torch.backends.cudnn.version())'; } > "$out/gpu.txt" 2>&1
+cudnn_home=$(python3 -c 'import nvidia.cudnn as m; print(list(m.__path__)[0])' 2>/dev/null)
+archive=$(CUDNN_HOME=$cudnn_home CUDA_MAJOR=13 bash scripts/make-test-archive.sh --full "$work/dl" | head -1)
+manifest=$(dirname "$archive")/redistrib_local.json  # the digest of this repack, not NVIDIA's
 root=$work/cuda-13.0
 mkdir -p "$root/include" "$root/lib" "$root/bin" && ln -s lib "$root/lib64"
 echo "#define CUDA_VERSION 13000" > "$root/include/cuda.h"
-"$bin" --yes --cuda-root "$root" "$archive" 2>&1 | tail -40 | tee "$out/install.txt"
-
+step install.txt 120 "$bin" --yes --manifest "$manifest" --cuda-root "$root" "$archive"
 "$bin" bench --list-shapes > "$work/shapes.json"
-"$bin" bench --cuda-root "$root" --dtypes fp16,bf16,tf32,fp32 --layouts nhwc --json > "$out/cudnn-install-nhwc.json" 2> "$out/cudnn-install-nhwc.log"
-"$bin" bench --cuda-root "$root" --dtypes fp16,bf16 --layouts nchw --json > "$out/cudnn-install-nchw.json" 2> "$out/cudnn-install-nchw.log"
-python3 bench/pytorch_conv.py "$work/shapes.json" fp16,bf16,tf32,fp32 nhwc > "$out/pytorch-nhwc.json" 2> "$out/pytorch-nhwc.log"
-python3 bench/pytorch_conv.py "$work/shapes.json" fp16,bf16 nchw > "$out/pytorch-nchw.json" 2> "$out/pytorch-nchw.log"
-tail -n 3 "$out"/*.log
-# The device tool returns at most 8 files: hand everything back as one.
-tar -C "$out" -czf "$out/../results.tar.gz" . && mv "$out/../results.tar.gz" "$out/results.tar.gz"
-find "$out" -type f ! -name results.tar.gz -delete
+
+case $mode in
+  smoke)
+    layers="res2 1x1 64->64,res4 1x1 1024->256,large"
+    python3 -c "import json,sys; s=json.load(open(sys.argv[1])); json.dump([x for x in s if any(l in x['name'] for l in sys.argv[2].split(','))], open(sys.argv[1], 'w'))" \
+      "$work/shapes.json" "$layers"
+    bench cudnn-install-nhwc.json 200 --layers "$layers" --dtypes fp16,fp32
+    bench exact-large.json 60 --layers large --dtypes fp16 --tiers graph --timing-data exact
+    pytorch pytorch-nhwc.json 120 fp16,fp32 nhwc ;;
+  nhwc)
+    bench cudnn-install-nhwc-16.json 240 --dtypes fp16,bf16 --layouts nhwc
+    bench cudnn-install-nhwc-32.json 180 --dtypes tf32,fp32 --layouts nhwc --tiers graph
+    pytorch pytorch-nhwc.json 200 fp16,bf16,tf32,fp32 nhwc ;;
+  nchw)
+    bench cudnn-install-nchw.json 240 --dtypes fp16,bf16 --layouts nchw
+    pytorch pytorch-nchw.json 120 fp16,bf16 nchw ;;
+esac
+nvidia-smi --query-gpu=clocks.sm,power.draw,temperature.gpu --format=csv >> "$out/gpu.txt" 2>&1
+python3 "$here/compare.py" "$out" > "$out/comparison.md" 2> "$out/compare.log"
+pack
+cat "$out/steps.txt" "$out/comparison.md"

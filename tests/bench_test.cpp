@@ -1,12 +1,74 @@
-// The parts of the benchmark that need no GPU: number formats, test data, shapes, errors.
+// The benchmark without a GPU: number formats, test data, shapes and errors; the timing methods,
+// the engine search, the check and the report against the fake GPU of bench_fake_gpu.hpp.
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
-#include "bench_api.hpp"
+#include <cmath>
+
+#include "bench_fake_gpu.hpp"
 #include "support/sandbox.hpp"
 
 using namespace cudnn_install;
 using namespace cudnn_install::gpu;
+using cudnn_install::test::fake_gpu;
+using cudnn_install::test::fake_gpu_log;
+using cudnn_install::test::FakeAlgo;
+using cudnn_install::test::FakeEngine;
+using cudnn_install::test::FakeGpuSetup;
+using cudnn_install::test::FakeKnob;
+using cudnn_install::test::FakeOutput;
+
+namespace {
+
+FakeEngine engine(int64_t index, double ms, FakeOutput output = FakeOutput::Right, bool plans = true,
+                  bool capturable = true, std::vector<int> notes = {}) {
+  FakeEngine e;
+  e.index = index;
+  e.ms = ms;
+  e.output = output;
+  e.plans = plans;
+  e.capturable = capturable;
+  e.notes = std::move(notes);
+  return e;
+}
+
+ConvShape tiny() { return {"tiny 3x3 4->4 @5", 2, 4, 5, 5, 4, 3, 3, 1, 1}; }
+
+BenchOptions fake_options(DataType dtype = DataType::Fp16) {
+  BenchOptions o;
+  o.shapes = {tiny()};
+  o.dtypes = {dtype};
+  o.tiers = {Tier::Graph};
+  o.timing = {2, 4, 5};
+  o.search_timing = {1, 2, 2};
+  return o;
+}
+
+Result<BenchReport> run_fake(FakeGpuSetup setup, BenchOptions options) {
+  auto libs = fake_gpu(std::move(setup));
+  BenchServices services;
+  services.load = [libs](const std::filesystem::path&) -> Result<std::shared_ptr<const Libraries>> { return libs; };
+  BenchRequest request;
+  request.library = "/fake/libcudnn.so.9";
+  request.options = std::move(options);
+  return bench(request, services);
+}
+
+// One result of a run that must succeed.
+BenchResult only_result(FakeGpuSetup setup, BenchOptions options) {
+  auto report = run_fake(std::move(setup), std::move(options));
+  EXPECT_TRUE(report) << report.error().message;
+  EXPECT_EQ(report->results.size(), 1u);
+  return report->results.front();
+}
+
+int64_t source_count(const SearchStats& s, const std::string& name) {
+  for (const auto& [source, count] : s.sources)
+    if (source == name) return count;
+  return 0;
+}
+
+}  // namespace
 
 TEST(BenchData, InputsAreExactInEveryDataType) {
   for (std::uint64_t i = 0; i < 5000; ++i) {
@@ -18,6 +80,21 @@ TEST(BenchData, InputsAreExactInEveryDataType) {
     EXPECT_EQ(from_bf16_bits(to_bf16_bits(v)), v);
   }
   EXPECT_NE(input_value(1, 1), input_value(1, 2));
+}
+
+TEST(BenchData, TimingValuesAreNormalNotExact) {
+  auto values = normal_values(10000, 7);
+  double sum = 0, squares = 0;
+  int exact = 0;
+  for (float v : values) {
+    sum += v;
+    squares += double(v) * v;
+    exact += v * 8 == std::round(v * 8);
+  }
+  EXPECT_NEAR(sum / values.size(), 0.0, 0.05);
+  EXPECT_NEAR(squares / values.size(), 1.0, 0.05);
+  EXPECT_LT(exact, 10);
+  EXPECT_EQ(normal_values(10, 7), normal_values(10, 7));
 }
 
 TEST(BenchData, KnownBitPatterns) {
@@ -43,18 +120,245 @@ TEST(BenchShapes, ResNet50Layers) {
   EXPECT_DOUBLE_EQ(tolerance_of(DataType::Bf16), 1e-2);
 }
 
+TEST(BenchTiming, SpreadIsMinMedianMax) {
+  Spread odd = spread_of({3, 1, 2});
+  EXPECT_EQ(odd.min, 1);
+  EXPECT_EQ(odd.median, 2);
+  EXPECT_EQ(odd.max, 3);
+  EXPECT_EQ(spread_of({4, 1, 2, 3}).median, 2.5);
+  EXPECT_EQ(spread_of({}).median, 0);
+}
+
+TEST(BenchTiming, EachMethodRunsTheCountsItSays) {
+  auto libs = fake_gpu({});
+  void* stream = nullptr;
+  libs->cu.cuStreamCreate(&stream, 0);
+  int runs = 0;
+  Execute run = [&] {
+    ++runs;
+    return 0;
+  };
+  TimingCounts counts{3, 7, 5};
+  Timing b2b = measure(libs->cu, stream, TimingMethod::BackToBack, counts, run);
+  EXPECT_TRUE(b2b.measured);
+  EXPECT_EQ(runs, 3 + 7 * 5);
+  runs = 0;
+  Timing single = measure(libs->cu, stream, TimingMethod::SingleCall, counts, run);
+  EXPECT_EQ(runs, 3 + 5);
+  EXPECT_EQ(single.counts.per_batch, 1);
+  runs = 0;
+  Timing graph = measure(libs->cu, stream, TimingMethod::CudaGraph, counts, run);
+  EXPECT_TRUE(graph.measured);
+  EXPECT_EQ(runs, 3 + 7);  // warm-up, then one capture: the replays call nothing on the host
+  EXPECT_EQ(fake_gpu_log().captures, 1);
+  EXPECT_EQ(fake_gpu_log().graph_launches, 1 + 5);  // one warm-up replay
+}
+
+TEST(BenchTiming, WarmsUpForTheGivenGpuTimeBeforeTiming) {
+  FakeGpuSetup setup;
+  setup.launch_ms = 0;
+  auto libs = fake_gpu(setup);
+  TimingCounts counts{0, 2, 3, 5.0};  // batches of 2 ms: three of them pass 5 ms
+  Timing t = measure(libs->cu, nullptr, TimingMethod::BackToBack, counts, [] { return test::fake::advance(1.0); });
+  EXPECT_TRUE(t.measured);
+  EXPECT_EQ(fake_gpu_log().executions, 3 * 2 + 3 * 2);
+  EXPECT_DOUBLE_EQ(t.ms.median, 1.0);
+  EXPECT_EQ(bench_to_json(BenchReport{})["method"]["timing"]["warmup_ms"], 200);
+}
+
+TEST(BenchTiming, AFailingExecutionIsNotMeasured) {
+  auto libs = fake_gpu({});
+  int calls = 0;
+  Timing t = measure(libs->cu, nullptr, TimingMethod::BackToBack, {1, 4, 4}, [&] { return ++calls == 3 ? 7 : 0; });
+  EXPECT_FALSE(t.measured);
+  EXPECT_NE(t.note.find("status 7"), std::string::npos) << t.note;
+  EXPECT_LT(time_once(libs->cu, nullptr, [] { return 1; }), 0);
+}
+
+TEST(BenchSearch, PicksTheFastestEngineThatPassesTheCheck) {
+  FakeGpuSetup gpu;
+  gpu.engines = {engine(1, 1.0), engine(2, 0.5, FakeOutput::Wrong),
+                 engine(3, 0.8), engine(4, 0.4, FakeOutput::Right, false),
+                 engine(5, 0.7), engine(6, 2.0)};
+  gpu.mode_a = {1, 2, 3, 4};
+  gpu.mode_b = {3, 5};
+  gpu.fallback = {6, 1};
+  BenchResult r = only_result(gpu, fake_options());
+  ASSERT_TRUE(r.error.empty()) << r.error;
+  EXPECT_EQ(r.algorithm, "engine 5");  // 4 cannot be planned, 2 computes the wrong thing
+  EXPECT_TRUE(r.correct);
+  EXPECT_EQ(r.max_error, 0);
+  EXPECT_EQ(r.search.proposed, 6);  // 3 and 1 proposed twice count once
+  EXPECT_EQ(r.search.failed, 1);
+  EXPECT_EQ(r.search.rejected, 1);
+  EXPECT_EQ(source_count(r.search, "heuristics mode A"), 4);
+  EXPECT_EQ(source_count(r.search, "heuristics mode B"), 1);
+  EXPECT_EQ(source_count(r.search, "fallback list"), 1);
+  EXPECT_GT(r.search.seconds, 0);
+}
+
+TEST(BenchSearch, KernelTimeIsTheFasterOfGraphAndBackToBack) {
+  FakeGpuSetup gpu;
+  gpu.engines = {engine(1, 0.5)};
+  gpu.mode_a = {1};
+  gpu.launch_ms = 0.1;  // paid per call, once per graph replay
+  BenchResult r = only_result(gpu, fake_options());
+  ASSERT_TRUE(r.kernel_graph.measured && r.kernel_back_to_back.measured && r.single_call.measured);
+  EXPECT_EQ(r.kernel().method, TimingMethod::CudaGraph);
+  EXPECT_NEAR(r.kernel_graph.ms.median, 0.5 + 0.1 / 4, 1e-4);
+  EXPECT_NEAR(r.kernel_back_to_back.ms.median, 0.6, 1e-4);
+  EXPECT_NEAR(r.single_call.ms.median, 0.6, 1e-4);
+  EXPECT_NEAR(r.tflops, tiny().flops() / (r.kernel_graph.ms.median * 1e-3) / 1e12, 1e-9);
+}
+
+TEST(BenchSearch, AnEngineThatCannotBeCapturedIsTimedBackToBack) {
+  FakeGpuSetup gpu;
+  gpu.engines = {engine(1, 0.5, FakeOutput::Right, true, false)};
+  gpu.mode_a = {1};
+  BenchResult r = only_result(gpu, fake_options());
+  ASSERT_TRUE(r.error.empty()) << r.error;
+  EXPECT_FALSE(r.kernel_graph.measured);
+  EXPECT_NE(r.kernel_graph.note.find("CUDA graph"), std::string::npos);
+  EXPECT_EQ(r.kernel().method, TimingMethod::BackToBack);
+  EXPECT_TRUE(r.correct);
+}
+
+TEST(BenchSearch, TheKnobSweepFindsAFasterConfig) {
+  FakeGpuSetup gpu;
+  FakeEngine tunable = engine(7, 1.0);
+  tunable.knobs = {FakeKnob{}};  // tile_size 0..8, proposed at 2, fastest at 4 (1.4 ms -> 1.0 ms)
+  gpu.engines = {tunable, engine(8, 1.2)};
+  gpu.mode_a = {7, 8};
+  BenchOptions o = fake_options();
+  o.search = SearchDepth::Heuristics;
+  EXPECT_EQ(only_result(gpu, o).algorithm, "engine 8");
+  o.search = SearchDepth::Knobs;
+  BenchResult r = only_result(gpu, o);
+  EXPECT_EQ(r.algorithm, "engine 7 tile_size=4");
+  EXPECT_EQ(source_count(r.search, "knob sweep"), 8);  // 3, 1, 4, 0, 5, 6, 7, 8: nearest first
+  EXPECT_TRUE(r.correct);
+}
+
+TEST(BenchSearch, Fp32KeepsOutTensorCoreAndNarrowingEngines) {
+  FakeGpuSetup gpu;
+  gpu.engines = {engine(9, 0.3, FakeOutput::Right, true, true, {NOTE_TENSOR_CORE}),
+                 engine(10, 0.2, FakeOutput::Right, true, true, {NOTE_DOWN_CONVERT_INPUTS}), engine(11, 1.0)};
+  gpu.mode_a = {10, 9, 11};
+  EXPECT_EQ(only_result(gpu, fake_options(DataType::Fp32)).algorithm, "engine 11");
+  EXPECT_EQ(only_result(gpu, fake_options(DataType::Tf32)).algorithm, "engine 9");
+  EXPECT_EQ(only_result(gpu, fake_options(DataType::Bf16)).algorithm, "engine 9");
+}
+
+TEST(BenchSearch, FarSlowerCandidatesAreAbandonedAfterOneExecution) {
+  FakeGpuSetup gpu;
+  gpu.engines = {engine(1, 0.5), engine(2, 50.0)};
+  gpu.mode_a = {1, 2};
+  BenchResult r = only_result(gpu, fake_options());
+  EXPECT_EQ(r.search.abandoned, 1);
+  EXPECT_EQ(r.search.timed, 1);
+}
+
+TEST(BenchCheck, AnOutputNeverWrittenFailsTheCheck) {
+  FakeGpuSetup gpu;
+  gpu.engines = {engine(1, 0.5, FakeOutput::Unwritten)};
+  gpu.mode_a = {1};
+  auto report = run_fake(gpu, fake_options());
+  ASSERT_TRUE(report);
+  const BenchResult& r = report->results.front();
+  EXPECT_FALSE(r.correct);
+  EXPECT_TRUE(std::isnan(r.max_error));  // the poison, not a stale result
+  EXPECT_FALSE(report->all_correct());
+  EXPECT_EQ(bench_exit_code(*report), ExitCode::VerifyFailed);
+  EXPECT_NE(render_bench_text(*report).find("WRONG"), std::string::npos);
+}
+
+TEST(BenchCheck, TimedRunsReadNormalDataAndTheCheckReadsExactData) {
+  FakeGpuSetup gpu;
+  gpu.engines = {engine(1, 0.5)};
+  gpu.mode_a = {1};
+  only_result(gpu, fake_options());
+  EXPECT_EQ(fake_gpu_log().executions_on_exact, 1);  // the one checked finalist
+  EXPECT_GT(fake_gpu_log().executions, 50);
+  EXPECT_EQ(fake_gpu_log().live_allocations, 0u);
+  BenchOptions exact = fake_options();
+  exact.timing_data = TimingData::Exact;
+  only_result(gpu, exact);
+  EXPECT_EQ(fake_gpu_log().executions_on_exact, fake_gpu_log().executions);
+}
+
+TEST(BenchLegacy, FindsAlgorithmsAreSearchedTheSameWay) {
+  FakeGpuSetup gpu;
+  gpu.legacy = {{0, 2.0, DEFAULT_MATH}, {1, 1.0, TENSOR_OP_MATH}};
+  BenchOptions o = fake_options();
+  o.tiers = {Tier::Legacy};
+  o.layouts = {Layout::Nchw};
+  BenchResult r = only_result(gpu, o);
+  ASSERT_TRUE(r.error.empty()) << r.error;
+  EXPECT_EQ(r.algorithm, "algo 1 (tensor op)");
+  EXPECT_EQ(source_count(r.search, "cudnnFind"), 2);
+  EXPECT_TRUE(r.correct);
+  EXPECT_EQ(r.kernel().method, TimingMethod::CudaGraph);
+}
+
+TEST(BenchReportJson, RecordsTheMethodTheCountsAndTheSpread) {
+  FakeGpuSetup gpu;
+  gpu.engines = {engine(1, 0.5)};
+  gpu.mode_a = {1};
+  auto report = run_fake(gpu, fake_options());
+  ASSERT_TRUE(report);
+  auto j = bench_to_json(*report);
+  EXPECT_EQ(j["method"]["timing"]["batches"], 5);
+  EXPECT_EQ(j["method"]["timing"]["executions_per_batch"], 4);
+  EXPECT_EQ(j["method"]["timing_data"], "normal");
+  EXPECT_EQ(j["method"]["search"], "knobs");
+  const auto& r = j["results"][0];
+  EXPECT_EQ(r["kernel_method"], "cuda_graph");
+  for (const char* method : {"cuda_graph", "back_to_back", "single_call"}) {
+    const auto& ms = r["timings"][method]["ms_per_execution"];
+    EXPECT_LE(ms["min"].get<double>(), ms["median"].get<double>()) << method;
+    EXPECT_LE(ms["median"].get<double>(), ms["max"].get<double>()) << method;
+  }
+  EXPECT_LE(r["tflops_min"].get<double>(), r["tflops"].get<double>());
+  EXPECT_LE(r["tflops"].get<double>(), r["tflops_max"].get<double>());
+  EXPECT_EQ(r["search"]["sources"]["heuristics mode A"], 1);
+  EXPECT_TRUE(r["correct"].get<bool>());
+}
+
+TEST(Bench, NoEngineThatRunsIsAnErrorOfThatConfiguration) {
+  FakeGpuSetup gpu;
+  gpu.engines = {engine(1, 0.5, FakeOutput::Right, false)};
+  gpu.mode_a = {1};
+  BenchResult r = only_result(gpu, fake_options());
+  EXPECT_NE(r.error.find("no candidate could run (1 proposed, 1 failed)"), std::string::npos) << r.error;
+}
+
 TEST(Bench, WithoutADriverItSaysSo) {
   if (void* cuda = dlopen("libcuda.so.1", RTLD_NOW)) {
     dlclose(cuda);
     GTEST_SKIP() << "this machine has an NVIDIA driver";
   }
-  auto report = run_benchmark("/nonexistent/libcudnn.so.9", {});
+  BenchRequest request;
+  request.library = "/nonexistent/libcudnn.so.9";
+  auto report = bench(request, system_bench_services());
   ASSERT_FALSE(report);
   EXPECT_NE(report.error().message.find("no NVIDIA driver"), std::string::npos);
 }
 
-TEST(Bench, CliRejectsUnknownDataTypes) {
+TEST(Bench, AToolkitWithoutCudnnSaysSo) {
+  test::TempDir dir;
+  test::make_linux_toolkit(dir.path(), 13000);
+  BenchRequest request;
+  request.cuda_root = dir.path();
+  auto report = bench(request, system_bench_services());
+  ASSERT_FALSE(report);
+  EXPECT_NE(report.error().message.find("no cuDNN is installed"), std::string::npos) << report.error().message;
+}
+
+TEST(Bench, CliRejectsUnknownDataTypesAndSearchDepths) {
   std::string out;
   EXPECT_EQ(test::run_command(std::string(CLI_PATH) + " bench --dtypes fp8", &out), 1);
   EXPECT_NE(out.find("unknown data type 'fp8': use fp32, tf32, fp16, bf16"), std::string::npos) << out;
+  EXPECT_EQ(test::run_command(std::string(CLI_PATH) + " bench --search deep", &out), 1);
+  EXPECT_NE(out.find("unknown search depth 'deep': use heuristics, knobs"), std::string::npos) << out;
+  EXPECT_EQ(test::run_command(std::string(CLI_PATH) + " bench --per-batch 0", &out), 1);
 }

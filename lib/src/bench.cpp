@@ -1,11 +1,10 @@
-// The benchmark: every (shape, data type, layout) gets fresh buffers of exact test data; each tier
-// times it, then ~256 sampled outputs are compared with a double-precision CPU reference.
+// The benchmark operation: finds the cuDNN, opens the GPU, and for every (shape, data type,
+// layout) fills fresh buffers and lets each tier search, check and time its pick.
 #include "cudnn_install/bench.hpp"
 
-#include <cmath>
 #include <cstring>
-#include <random>
 
+#include "base/try.hpp"
 #include "bench_api.hpp"
 
 namespace cudnn_install {
@@ -13,72 +12,8 @@ namespace {
 
 using namespace gpu;
 
-constexpr std::uint64_t kSeedX = 1, kSeedW = 2;
-constexpr int kCheckedPoints = 256;
-
-// Logical NCHW (or KCRS) index of a physical offset in `layout`.
-std::uint64_t logical_index(std::uint64_t o, Layout layout, std::uint64_t c, std::uint64_t h, std::uint64_t w) {
-  if (layout == Layout::Nchw) return o;
-  std::uint64_t ci = o % c, wi = (o / c) % w, hi = (o / c / w) % h, ni = o / c / w / h;
-  return ((ni * c + ci) * h + hi) * w + wi;
-}
-
-std::vector<std::uint8_t> host_tensor(DataType t, Layout layout, std::uint64_t n, std::uint64_t c, std::uint64_t h,
-                                      std::uint64_t w, std::uint64_t seed) {
-  std::uint64_t count = n * c * h * w;
-  std::vector<std::uint8_t> bytes(count * element_size(t));
-  for (std::uint64_t o = 0; o < count; ++o) {
-    float v = input_value(logical_index(o, layout, c, h, w), seed);
-    if (t == DataType::Fp16)
-      reinterpret_cast<std::uint16_t*>(bytes.data())[o] = to_half_bits(v);
-    else if (t == DataType::Bf16)
-      reinterpret_cast<std::uint16_t*>(bytes.data())[o] = to_bf16_bits(v);
-    else
-      reinterpret_cast<float*>(bytes.data())[o] = v;
-  }
-  return bytes;
-}
-
-float read_output(const Driver& cu, CUdeviceptr y, std::uint64_t offset, DataType t) {
-  std::uint8_t raw[4] = {};
-  cu.cuMemcpyDtoH(raw, y + offset * element_size(t), element_size(t));
-  std::uint16_t bits;
-  std::memcpy(&bits, raw, 2);
-  if (t == DataType::Fp16) return from_half_bits(bits);
-  if (t == DataType::Bf16) return from_bf16_bits(bits);
-  float f;
-  std::memcpy(&f, raw, 4);
-  return f;
-}
-
-// Worst |gpu - ref| / sum|terms| over sampled outputs.
-double check_output(const Driver& cu, CUdeviceptr y, const BenchConfig& cfg, int* points) {
-  const ConvShape& s = cfg.shape;
-  std::mt19937_64 rng(42);
-  double worst = 0;
-  for (int i = 0; i < kCheckedPoints; ++i) {
-    int n = static_cast<int>(rng() % s.n), k = static_cast<int>(rng() % s.k);
-    int p = static_cast<int>(rng() % s.p()), q = static_cast<int>(rng() % s.q());
-    double ref = 0, magnitude = 0;
-    for (int c = 0; c < s.c; ++c)
-      for (int r = 0; r < s.r; ++r)
-        for (int t = 0; t < s.s; ++t) {
-          int hi = p * s.stride - s.pad + r, wi = q * s.stride - s.pad + t;
-          if (hi < 0 || hi >= s.h || wi < 0 || wi >= s.w) continue;
-          double term = double(input_value(((std::uint64_t(n) * s.c + c) * s.h + hi) * s.w + wi, kSeedX)) *
-                        input_value(((std::uint64_t(k) * s.c + c) * s.r + r) * s.s + t, kSeedW);
-          ref += term;
-          magnitude += std::fabs(term);
-        }
-    std::uint64_t offset = cfg.layout == Layout::Nchw ? ((std::uint64_t(n) * s.k + k) * s.p() + p) * s.q() + q
-                                                      : ((std::uint64_t(n) * s.p() + p) * s.q() + q) * s.k + k;
-    double got = read_output(cu, y, offset, cfg.dtype);
-    double err = std::fabs(got - ref) / (magnitude > 0 ? magnitude : 1.0);
-    if (!(err <= worst)) worst = err;  // NaN sticks
-  }
-  *points = kCheckedPoints;
-  return worst;
-}
+constexpr std::uint64_t kTimingSeed = 7;
+constexpr size_t kTimingPool = size_t(1) << 20;  // distinct timing values, repeated over a tensor
 
 DeviceInfo describe_device(const Driver& cu, int dev) {
   DeviceInfo d;
@@ -116,68 +51,136 @@ DeviceInfo describe_device(const Driver& cu, int dev) {
   return d;
 }
 
-void finish(BenchResult& r, const DeviceInfo& dev, const Driver& cu, CUdeviceptr y) {
-  if (!r.error.empty()) return;
-  const BenchConfig& c = r.config;
-  r.tflops = c.shape.flops() / (r.median_ms * 1e-3) / 1e12;
-  double peak = dev.peak_tflops[int(c.dtype)];
-  r.peak_percent = peak > 0 ? 100.0 * r.tflops / peak : 0;
-  r.tolerance = tolerance_of(c.dtype);
-  r.max_error = check_output(cu, y, c, &r.checked_points);
-  r.correct = r.max_error <= r.tolerance;
-}
-
+// The GPU side of one run: cuDNN handle, the stream everything is issued to, the shared workspace.
 struct Session {
-  Libraries libs;
+  std::shared_ptr<const Libraries> libs;
   Handle handle = nullptr;
+  void* stream = nullptr;
   DeviceInfo device;
+  std::unique_ptr<DeviceBuffer> workspace;
+  Session() = default;
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+  ~Session() {
+    workspace.reset();
+    if (handle) libs->dnn.Destroy(handle);
+    if (stream) libs->cu.cuStreamDestroy(stream);
+  }
 };
 
-Result<void> open_gpu(Session& s) {
-  const Driver& cu = s.libs.cu;
+Result<void> open_gpu(Session& s, std::uint64_t workspace_limit) {
+  const Driver& cu = s.libs->cu;
+  const Cudnn& dnn = s.libs->dnn;
   int dev = 0;
   void* ctx = nullptr;
   int rc = cu.cuInit(0);
   if (rc == 0) rc = cu.cuDeviceGet(&dev, 0);
   if (rc == 0) rc = cu.cuDevicePrimaryCtxRetain(&ctx, dev);
   if (rc == 0) rc = cu.cuCtxSetCurrent(ctx);
+  if (rc == 0) rc = cu.cuStreamCreate(&s.stream, 0);
   if (rc != 0)
     return fail(ErrorCode::VerifyFailed, "no usable GPU: the CUDA driver answered error " + std::to_string(rc));
   s.device = describe_device(cu, dev);
-  if (int st = s.libs.dnn.Create(&s.handle); st != 0)
-    return fail(ErrorCode::VerifyFailed, std::string("cudnnCreate failed: ") + s.libs.dnn.GetErrorString(st));
+  if (int st = dnn.Create(&s.handle); st != 0)
+    return fail(ErrorCode::VerifyFailed, std::string("cudnnCreate failed: ") + dnn.GetErrorString(st));
+  if (int st = dnn.SetStream(s.handle, s.stream); st != 0)
+    return fail(ErrorCode::VerifyFailed, std::string("cudnnSetStream failed: ") + dnn.GetErrorString(st));
+  // A quarter of the free memory at most: the tensors of the largest layer need room beside it.
+  size_t free_bytes = 0, total_bytes = 0;
+  cu.cuMemGetInfo(&free_bytes, &total_bytes);
+  s.workspace = std::make_unique<DeviceBuffer>(cu, std::min<std::uint64_t>(workspace_limit, free_bytes / 4));
   return {};
 }
 
-void run_config(Session& s, const BenchConfig& base, const BenchOptions& o, DeviceBuffer& workspace,
-                BenchReport& report) {
-  const Driver& cu = s.libs.cu;
-  const ConvShape& sh = base.shape;
-  size_t es = element_size(base.dtype);
-  DeviceBuffer x(cu, size_t(sh.n) * sh.c * sh.h * sh.w * es), w(cu, size_t(sh.k) * sh.c * sh.r * sh.s * es),
-      y(cu, size_t(sh.n) * sh.k * sh.p() * sh.q() * es);
-  auto hx = host_tensor(base.dtype, base.layout, sh.n, sh.c, sh.h, sh.w, kSeedX);
-  auto hw = host_tensor(base.dtype, base.layout, sh.k, sh.c, sh.r, sh.s, kSeedW);
-  bool ready = x.ok() && w.ok() && y.ok() && cu.cuMemcpyHtoD(x.address(), hx.data(), hx.size()) == 0 &&
-               cu.cuMemcpyHtoD(w.address(), hw.data(), hw.size()) == 0;
+void set_rates(BenchResult& r, const DeviceInfo& dev) {
+  if (!r.error.empty()) return;
+  r.tflops = r.config.shape.flops() / (r.kernel().ms.median * 1e-3) / 1e12;
+  double peak = dev.peak_tflops[int(r.config.dtype)];
+  r.peak_percent = peak > 0 ? 100.0 * r.tflops / peak : 0;
+}
+
+// The buffers of one configuration and both kinds of inputs.
+struct ConfigData {
+  DeviceBuffer x, w, y;
+  HostInputs exact, timing;
+  TimingData timing_kind;
+  ConfigData(const Driver& cu, const BenchConfig& c, TimingData kind, const std::vector<float>& pool)
+      : x(cu, size_t(c.shape.n) * c.shape.c * c.shape.h * c.shape.w * element_size(c.dtype)),
+        w(cu, size_t(c.shape.k) * c.shape.c * c.shape.r * c.shape.s * element_size(c.dtype)),
+        y(cu, size_t(c.shape.n) * c.shape.k * c.shape.p() * c.shape.q() * element_size(c.dtype)),
+        exact(exact_inputs(c)),
+        timing(kind == TimingData::Normal ? timing_inputs(c, pool) : HostInputs{}),
+        timing_kind(kind) {}
+  bool ok() const { return x.ok() && w.ok() && y.ok(); }
+  bool upload(const Driver& cu, TimingData kind) const {
+    const HostInputs& in = kind == TimingData::Normal && timing_kind == TimingData::Normal ? timing : exact;
+    return cu.cuMemcpyHtoD(x.address(), in.x.data(), in.x.size()) == 0 &&
+           cu.cuMemcpyHtoD(w.address(), in.w.data(), in.w.size()) == 0;
+  }
+};
+
+void run_tier(Session& s, const BenchOptions& o, const ConfigData& data, BenchResult& r) {
+  const Driver& cu = s.libs->cu;
+  Gpu gpu{*s.libs, s.handle, s.stream, *s.workspace};
+  Operands io{data.x.get(), data.w.get(), data.y.get()};
+  if (!data.upload(cu, o.timing_data)) {
+    r.error = "the inputs could not be copied to the GPU";
+    return;
+  }
+  Search search(gpu, o, r.search);
+  std::string error;
+  TierState state = r.config.tier == Tier::Legacy ? search_legacy(gpu, r.config, io, search, error)
+                                                  : search_graph(gpu, r.config, o, io, search, error);
+  if (!error.empty()) {
+    r.error = error;
+    return;
+  }
+  CheckHooks hooks;
+  hooks.use_data = [&](TimingData kind) { return data.upload(cu, kind); };
+  hooks.check = [&](const Execute& run, BenchResult& out) {
+    // NaN in every data type: an output the execution did not write fails the check.
+    int status = cu.cuMemsetD8(data.y.address(), 0xFF, data.y.size());
+    if (status == 0) status = run();
+    if (status == 0) status = cu.cuStreamSynchronize(s.stream);
+    check_output(cu, data.y.address(), out);
+    if (status != 0) out.correct = false;
+  };
+  search.finish(hooks, r);
+}
+
+void run_config(Session& s, const BenchConfig& base, const BenchOptions& o, const std::vector<float>& pool,
+                const BenchServices& services, BenchReport& report) {
+  ConfigData data(s.libs->cu, base, o.timing_data, pool);
   for (Tier tier : o.tiers) {
     BenchResult r;
     r.config = base;
     r.config.tier = tier;
-    if (!ready)
+    if (!data.ok())
       r.error = "not enough GPU memory for this configuration";
-    else if (tier == Tier::Legacy)
-      run_legacy(s.libs, s.handle, r.config, x.get(), w.get(), y.get(), workspace, o.repeats, r);
     else
-      run_graph(s.libs, s.handle, r.config, x.get(), w.get(), y.get(), size_t(1) << 30, o.repeats, o.graph_candidates,
-                r);
-    finish(r, s.device, cu, y.address());
-    if (o.on_result) o.on_result(r);
+      run_tier(s, o, data, r);
+    set_rates(r, s.device);
+    if (services.on_result) services.on_result(r);
     report.results.push_back(std::move(r));
   }
 }
 
+Result<std::filesystem::path> library_of(const BenchRequest& request, const BenchServices& services) {
+  if (request.library) return *request.library;
+  if (request.toolkit) return installed_cudnn_library(*request.toolkit);
+  if (!services.processes) return fail(ErrorCode::NoToolkit, "no toolkit given, and no way to search for one");
+  TRY_ASSIGN(auto toolkit, choose_toolkit(system_toolkit_search(request.cuda_root, *services.processes), std::nullopt));
+  return installed_cudnn_library(toolkit);
+}
+
 }  // namespace
+
+const Timing& BenchResult::kernel() const {
+  const Timing& graph = kernel_graph;
+  const Timing& b2b = kernel_back_to_back;
+  if (graph.measured && (!b2b.measured || graph.ms.median <= b2b.ms.median)) return graph;
+  return b2b;
+}
 
 bool BenchReport::all_correct() const {
   for (const auto& r : results)
@@ -185,62 +188,33 @@ bool BenchReport::all_correct() const {
   return true;
 }
 
-double tolerance_of(DataType t) {
-  switch (t) {
-    case DataType::Fp32:
-      return 1e-5;
-    case DataType::Tf32:
-      return 2e-3;
-    case DataType::Fp16:
-      return 2e-3;
-    case DataType::Bf16:
-      return 1e-2;
-  }
-  return 0;
-}
-
-std::vector<ConvShape> bench_shapes(ShapeSet set, int n) {
-  auto conv = [&](std::string name, int batch, int c, int hw, int k, int rs, int stride) {
-    return ConvShape{std::move(name), batch, c, hw, hw, k, rs, rs, stride, rs / 2};
+BenchServices system_bench_services() {
+  BenchServices services;
+  services.load = [](const std::filesystem::path& cudnn) -> Result<std::shared_ptr<const Libraries>> {
+    TRY_ASSIGN(auto libs, load_libraries(cudnn));
+    return std::make_shared<const Libraries>(libs);
   };
-  if (set == ShapeSet::Quick)
-    return {conv("res2 1x1 256->64 @56", n, 256, 56, 64, 1, 1), conv("res3 3x3 128->128 @28", n, 128, 28, 128, 3, 1),
-            conv("large 3x3 256->256 @64", n, 256, 64, 256, 3, 1)};
-  return {conv("conv1 7x7/2 3->64 @224", n, 3, 224, 64, 7, 2),
-          conv("res2 1x1 64->64 @56", n, 64, 56, 64, 1, 1),
-          conv("res2 3x3 64->64 @56", n, 64, 56, 64, 3, 1),
-          conv("res2 1x1 64->256 @56", n, 64, 56, 256, 1, 1),
-          conv("res2 1x1 256->64 @56", n, 256, 56, 64, 1, 1),
-          conv("res3 3x3 128->128 @28", n, 128, 28, 128, 3, 1),
-          conv("res3 1x1 128->512 @28", n, 128, 28, 512, 1, 1),
-          conv("res3 1x1 512->128 @28", n, 512, 28, 128, 1, 1),
-          conv("res4 3x3 256->256 @14", n, 256, 14, 256, 3, 1),
-          conv("res4 1x1 256->1024 @14", n, 256, 14, 1024, 1, 1),
-          conv("res4 1x1 1024->256 @14", n, 1024, 14, 256, 1, 1),
-          conv("res5 3x3 512->512 @7", n, 512, 7, 512, 3, 1),
-          conv("res5 1x1 512->2048 @7", n, 512, 7, 2048, 1, 1),
-          conv("res5 1x1 2048->512 @7", n, 2048, 7, 512, 1, 1),
-          conv("large 3x3 256->256 @64 (N64)", 64, 256, 64, 256, 3, 1)};
+  services.processes = make_process_runner();
+  return services;
 }
 
-Result<BenchReport> run_benchmark(const std::filesystem::path& cudnn_library, const BenchOptions& o) {
-  Session s;
-  auto libs = load_libraries(cudnn_library);
-  if (!libs) return std::unexpected(libs.error());
-  s.libs = *libs;
-  if (auto ok = open_gpu(s); !ok) return std::unexpected(ok.error());
+Result<BenchReport> bench(const BenchRequest& request, const BenchServices& services) {
+  TRY_ASSIGN(auto library, library_of(request, services));
+  TRY_ASSIGN(auto libs, services.load(library));
   BenchReport report;
+  report.options = request.options;
+  if (report.options.shapes.empty()) report.options.shapes = bench_shapes(ShapeSet::ResNet50, 128);
+  Session s;
+  s.libs = libs;
+  TRY(open_gpu(s, report.options.workspace_limit));
   report.device = s.device;
-  report.library = cudnn_library.string();
-  report.cudnn_version = static_cast<long>(s.libs.dnn.GetVersion());
-  {
-    DeviceBuffer workspace(s.libs.cu, size_t(1) << 30);
-    for (const auto& shape : bench_shapes(o.shapes, o.batch))
-      for (DataType dt : o.dtypes)
-        for (Layout layout : o.layouts)
-          run_config(s, BenchConfig{shape, dt, layout, Tier::Legacy}, o, workspace, report);
-  }
-  s.libs.dnn.Destroy(s.handle);
+  report.library = library.string();
+  report.cudnn_version = static_cast<long>(s.libs->dnn.GetVersion());
+  auto pool = normal_values(kTimingPool, kTimingSeed);
+  for (const auto& shape : report.options.shapes)
+    for (DataType dt : report.options.dtypes)
+      for (Layout layout : report.options.layouts)
+        run_config(s, BenchConfig{shape, dt, layout, Tier::Legacy}, report.options, pool, services, report);
   return report;
 }
 

@@ -1,5 +1,7 @@
-// Test data and number formats for the benchmark's numerical check.
+// Test data and number formats for the benchmark's timing and numerical check.
+#include <cmath>
 #include <cstring>
+#include <random>
 
 #include "bench_api.hpp"
 
@@ -11,6 +13,14 @@ float input_value(std::uint64_t i, std::uint64_t seed) {
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
   z ^= z >> 31;
   return static_cast<float>(static_cast<int>(z % 17) - 8) / 8.0f;  // -1 .. 1 in steps of 1/8
+}
+
+std::vector<float> normal_values(size_t count, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::vector<float> values(count);
+  for (float& v : values) v = normal(rng);
+  return values;
 }
 
 std::uint16_t to_bf16_bits(float f) {

@@ -1,7 +1,4 @@
-// Loading the CUDA driver and cuDNN (dynlib.hpp), device buffers and event timing.
-
-#include <algorithm>
-#include <vector>
+// Loading the CUDA driver and cuDNN (dynlib.hpp), and device buffers.
 
 #include "base/dynlib.hpp"
 #include "bench_api.hpp"
@@ -31,6 +28,16 @@ std::string bind_driver(void* lib, Driver& d) {
   bind(lib, d.cuEventElapsedTime, "cuEventElapsedTime", m);
   bind(lib, d.cuEventDestroy, "cuEventDestroy_v2", m);
   bind(lib, d.cuCtxSynchronize, "cuCtxSynchronize", m);
+  bind(lib, d.cuMemsetD8, "cuMemsetD8_v2", m);
+  bind(lib, d.cuStreamCreate, "cuStreamCreate", m);
+  bind(lib, d.cuStreamDestroy, "cuStreamDestroy_v2", m);
+  bind(lib, d.cuStreamSynchronize, "cuStreamSynchronize", m);
+  bind(lib, d.cuStreamBeginCapture, "cuStreamBeginCapture_v2", m);
+  bind(lib, d.cuStreamEndCapture, "cuStreamEndCapture", m);
+  bind(lib, d.cuGraphInstantiate, "cuGraphInstantiateWithFlags", m);
+  bind(lib, d.cuGraphLaunch, "cuGraphLaunch", m);
+  bind(lib, d.cuGraphExecDestroy, "cuGraphExecDestroy", m);
+  bind(lib, d.cuGraphDestroy, "cuGraphDestroy", m);
   return m;
 }
 
@@ -40,6 +47,7 @@ std::string bind_cudnn(void* lib, Cudnn& c) {
   bind(lib, c.GetErrorString, "cudnnGetErrorString", m);
   bind(lib, c.Create, "cudnnCreate", m);
   bind(lib, c.Destroy, "cudnnDestroy", m);
+  bind(lib, c.SetStream, "cudnnSetStream", m);
   bind(lib, c.CreateTensorDescriptor, "cudnnCreateTensorDescriptor", m);
   bind(lib, c.SetTensor4dDescriptor, "cudnnSetTensor4dDescriptor", m);
   bind(lib, c.DestroyTensorDescriptor, "cudnnDestroyTensorDescriptor", m);
@@ -79,36 +87,12 @@ Result<Libraries> load_libraries(const std::filesystem::path& cudnn_library) {
   return libs;
 }
 
-DeviceBuffer::DeviceBuffer(const Driver& cu, size_t bytes) : cu_(cu) {
+DeviceBuffer::DeviceBuffer(const Driver& cu, size_t bytes) : cu_(cu), bytes_(bytes) {
   if (bytes && cu_.cuMemAlloc(&ptr_, bytes) != 0) ptr_ = 0;
 }
 
 DeviceBuffer::~DeviceBuffer() {
   if (ptr_) cu_.cuMemFree(ptr_);
-}
-
-double median_time_ms(const Driver& cu, int repeats, const std::function<int()>& run) {
-  void* start = nullptr;
-  void* stop = nullptr;
-  cu.cuEventCreate(&start, 0);
-  cu.cuEventCreate(&stop, 0);
-  std::vector<float> times;
-  bool ok = true;
-  for (int i = 0; i < 3 && ok; ++i) ok = run() == 0;  // warm-up
-  for (int i = 0; i < repeats && ok; ++i) {
-    cu.cuEventRecord(start, nullptr);
-    ok = run() == 0;
-    cu.cuEventRecord(stop, nullptr);
-    cu.cuEventSynchronize(stop);
-    float ms = 0;
-    cu.cuEventElapsedTime(&ms, start, stop);
-    times.push_back(ms);
-  }
-  cu.cuEventDestroy(start);
-  cu.cuEventDestroy(stop);
-  if (!ok || times.empty()) return -1;
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
 }
 
 }  // namespace cudnn_install::gpu

@@ -1,44 +1,21 @@
-// Tier 2: the graph (backend) API. One convolution node; heuristics mode A ranks engine configs;
-// the top candidates are finalised into execution plans, timed, and the fastest is kept.
-#include <memory>
-#include <vector>
+// Tier 2: the graph (backend) API. One convolution node; every engine config that heuristics
+// modes A and B and the fallback list propose is a candidate (those PyTorch's filter would also
+// drop excepted), then the knob neighbours of the fastest engines' configs.
+#include <map>
+#include <set>
 
-#include "bench_api.hpp"
+#include "bench_backend.hpp"
 
 namespace cudnn_install::gpu {
 namespace {
 
-// A backend descriptor destroyed on scope exit.
-class Backend {
- public:
-  Backend(const Cudnn& dnn, int type) : dnn_(dnn) {
-    if (dnn_.BackendCreateDescriptor(type, &desc_) != 0) desc_ = nullptr;
-  }
-  ~Backend() {
-    if (desc_) dnn_.BackendDestroyDescriptor(desc_);
-  }
-  Backend(const Backend&) = delete;
-  Backend& operator=(const Backend&) = delete;
-  Desc get() const { return desc_; }
-  Desc* address() { return &desc_; }
-  int set(int attr, int type, int64_t count, const void* value) const {
-    return dnn_.BackendSetAttribute(desc_, attr, type, count, value);
-  }
-  int finalize() const { return dnn_.BackendFinalize(desc_); }
-
- private:
-  const Cudnn& dnn_;
-  Desc desc_ = nullptr;
-};
-
-std::vector<int64_t> strides_of(Layout layout, int64_t n_unused, int64_t c, int64_t h, int64_t w) {
-  (void)n_unused;
+std::vector<int64_t> strides_of(Layout layout, int64_t c, int64_t h, int64_t w) {
   if (layout == Layout::Nhwc) return {h * w * c, 1, w * c, c};
   return {c * h * w, h * w, w, 1};
 }
 
 int make_tensor(Backend& t, int64_t uid, int dtype, std::vector<int64_t> dims, Layout layout) {
-  auto strides = strides_of(layout, dims[0], dims[1], dims[2], dims[3]);
+  auto strides = strides_of(layout, dims[1], dims[2], dims[3]);
   int64_t align = 16;
   int rc = t.set(A_TENSOR_DTYPE, T_DATA_TYPE, 1, &dtype);
   if (rc == 0) rc = t.set(A_TENSOR_DIMS, T_INT64, 4, dims.data());
@@ -61,10 +38,20 @@ int make_conv(Backend& c, const ConvShape& s) {
   return rc == 0 ? c.finalize() : rc;
 }
 
-// The operation graph of one forward convolution, with everything it points to.
-struct ConvGraph {
+// An execution plan and its variant pack: one candidate's run.
+struct Plan {
+  Backend plan, pack;
+  explicit Plan(const Cudnn& dnn) : plan(dnn, BK_EXECUTION_PLAN), pack(dnn, BK_VARIANT_PACK) {}
+};
+
+// Everything the candidates point to, alive until the search has finished.
+struct GraphState {
   Backend x, w, y, conv, op, graph;
-  explicit ConvGraph(const Cudnn& dnn)
+  std::vector<OwnedConfig> configs;
+  std::vector<std::unique_ptr<Plan>> plans;
+  std::set<std::string> seen;               // labels already proposed
+  std::map<std::string, ConfigInfo> infos;  // of the candidates that ran, by label
+  explicit GraphState(const Cudnn& dnn)
       : x(dnn, BK_TENSOR),
         w(dnn, BK_TENSOR),
         y(dnn, BK_TENSOR),
@@ -73,7 +60,7 @@ struct ConvGraph {
         graph(dnn, BK_OPERATIONGRAPH) {}
 };
 
-int build_graph(ConvGraph& g, Handle h, const BenchConfig& cfg) {
+int build_graph(GraphState& g, Handle h, const BenchConfig& cfg) {
   const ConvShape& s = cfg.shape;
   int dt = cudnn_dtype(cfg.dtype);
   int rc = make_tensor(g.x, 'x', dt, {s.n, s.c, s.h, s.w}, cfg.layout);
@@ -94,108 +81,75 @@ int build_graph(ConvGraph& g, Handle h, const BenchConfig& cfg) {
   return rc == 0 ? g.graph.finalize() : rc;
 }
 
-// Engine configs ranked by heuristics mode A, the most promising first.
-std::vector<std::unique_ptr<Backend>> ranked_configs(const Cudnn& dnn, Desc graph, int limit, int mode) {
-  std::vector<std::unique_ptr<Backend>> configs;
-  Backend heur(dnn, BK_ENGINEHEUR);
-  if (heur.set(A_HEUR_GRAPH, T_BACKEND_DESCRIPTOR, 1, &graph) != 0 ||
-      heur.set(A_HEUR_MODE, T_HEUR_MODE, 1, &mode) != 0 || heur.finalize() != 0)
-    return configs;
-  int64_t count = 0;
-  dnn.BackendGetAttribute(heur.get(), A_HEUR_RESULTS, T_BACKEND_DESCRIPTOR, 0, &count, nullptr);
-  count = std::min<int64_t>(count, limit);
-  std::vector<Desc> raw;
-  for (int64_t i = 0; i < count; ++i) {
-    configs.push_back(std::make_unique<Backend>(dnn, BK_ENGINECFG));
-    raw.push_back(configs.back()->get());
-  }
-  int64_t got = 0;
-  if (count == 0 ||
-      dnn.BackendGetAttribute(heur.get(), A_HEUR_RESULTS, T_BACKEND_DESCRIPTOR, count, &got, raw.data()) != 0)
-    configs.clear();
-  configs.resize(static_cast<size_t>(std::min<int64_t>(got, static_cast<int64_t>(configs.size()))));
-  return configs;
-}
-
-// Index and tensor-core note of the engine behind a config.
-std::pair<int64_t, bool> engine_of(const Cudnn& dnn, Desc config) {
-  Backend engine(dnn, BK_ENGINE);
-  Desc e = engine.get();
-  int64_t n = 0, index = -1;
-  if (dnn.BackendGetAttribute(config, A_CFG_ENGINE, T_BACKEND_DESCRIPTOR, 1, &n, &e) != 0) return {-1, false};
-  dnn.BackendGetAttribute(e, A_ENGINE_INDEX, T_INT64, 1, &n, &index);
-  int notes[16] = {};
-  int64_t note_count = 0;
-  dnn.BackendGetAttribute(e, A_ENGINE_NOTE, T_NUMERICAL_NOTE, 16, &note_count, notes);
-  bool tensor_core = false;
-  for (int64_t i = 0; i < note_count; ++i) tensor_core |= notes[i] == NOTE_TENSOR_CORE;
-  return {index, tensor_core};
-}
-
-struct Candidate {
-  double ms = -1;
-  int64_t engine = -1;
-};
-
-Candidate time_plan(const Libraries& libs, Handle h, Desc config, void* x, void* w, void* y, size_t ws_limit,
-                    int repeats) {
-  const Cudnn& dnn = libs.dnn;
-  Backend plan(dnn, BK_EXECUTION_PLAN);
-  if (plan.set(A_PLAN_HANDLE, T_HANDLE, 1, &h) != 0 || plan.set(A_PLAN_CONFIG, T_BACKEND_DESCRIPTOR, 1, &config) != 0 ||
-      plan.finalize() != 0)
-    return {};
-  int64_t ws_size = 0, n = 0;
-  dnn.BackendGetAttribute(plan.get(), A_PLAN_WORKSPACE, T_INT64, 1, &n, &ws_size);
-  if (ws_size < 0 || static_cast<size_t>(ws_size) > ws_limit) return {};
-  DeviceBuffer ws(libs.cu, static_cast<size_t>(ws_size));
-  if (ws_size > 0 && !ws.ok()) return {};
-  Backend pack(dnn, BK_VARIANT_PACK);
+// The plan of `config` with its variant pack, or nullptr when it cannot be made or needs more
+// workspace than the shared buffer has.
+std::unique_ptr<Plan> make_plan(const Gpu& gpu, Desc config, const Operands& io) {
+  const Cudnn& dnn = gpu.libs.dnn;
+  auto p = std::make_unique<Plan>(dnn);
+  Handle h = gpu.handle;
+  if (p->plan.set(A_PLAN_HANDLE, T_HANDLE, 1, &h) != 0 ||
+      p->plan.set(A_PLAN_CONFIG, T_BACKEND_DESCRIPTOR, 1, &config) != 0 || p->plan.finalize() != 0)
+    return nullptr;
+  int64_t ws_size = -1, n = 0;
+  dnn.BackendGetAttribute(p->plan.get(), A_PLAN_WORKSPACE, T_INT64, 1, &n, &ws_size);
+  if (ws_size < 0 || static_cast<uint64_t>(ws_size) > gpu.workspace.size()) return nullptr;
   int64_t uids[3] = {'x', 'w', 'y'};
-  void* ptrs[3] = {x, w, y};
-  void* wsp = ws.get();
-  if (pack.set(A_VP_UIDS, T_INT64, 3, uids) != 0 || pack.set(A_VP_POINTERS, T_VOID_PTR, 3, ptrs) != 0 ||
-      pack.set(A_VP_WORKSPACE, T_VOID_PTR, 1, &wsp) != 0 || pack.finalize() != 0)
-    return {};
-  double ms = median_time_ms(libs.cu, repeats, [&] { return dnn.BackendExecute(h, plan.get(), pack.get()); });
-  return {ms, engine_of(dnn, config).first};
+  void* ptrs[3] = {io.x, io.w, io.y};
+  void* ws = gpu.workspace.get();
+  if (p->pack.set(A_VP_UIDS, T_INT64, 3, uids) != 0 || p->pack.set(A_VP_POINTERS, T_VOID_PTR, 3, ptrs) != 0 ||
+      p->pack.set(A_VP_WORKSPACE, T_VOID_PTR, 1, &ws) != 0 || p->pack.finalize() != 0)
+    return nullptr;
+  return p;
+}
+
+// Proposes one config to the search, unless an identical one was, or the data type rules it out.
+void propose(const Gpu& gpu, const BenchConfig& cfg, const Operands& io, GraphState& g, OwnedConfig config,
+             const std::string& source, Search& search) {
+  ConfigInfo info = describe_config(gpu.libs.dnn, config.config->get());
+  std::string label = config_label(info);
+  if (!allowed_for(cfg.dtype, info) || !g.seen.insert(label).second) return;
+  auto plan = make_plan(gpu, config.config->get(), io);
+  if (!plan) {
+    search.count_failed(source);
+    return;
+  }
+  const Cudnn& dnn = gpu.libs.dnn;
+  Handle h = gpu.handle;
+  Desc p = plan->plan.get(), pack = plan->pack.get();
+  g.infos[label] = info;
+  g.plans.push_back(std::move(plan));
+  g.configs.push_back(std::move(config));
+  search.add({label, source, [&dnn, h, p, pack] { return dnn.BackendExecute(h, p, pack); }});
 }
 
 }  // namespace
 
-void run_graph(const Libraries& libs, Handle h, const BenchConfig& cfg, void* x, void* w, void* y, size_t ws_limit,
-               int repeats, int candidates, BenchResult& out) {
-  ConvGraph g(libs.dnn);
-  if (int rc = build_graph(g, h, cfg); rc != 0) {
-    out.error = std::string("operation graph: ") + libs.dnn.GetErrorString(rc);
-    return;
+TierState search_graph(const Gpu& gpu, const BenchConfig& cfg, const BenchOptions& options, const Operands& io,
+                       Search& search, std::string& error) {
+  const Cudnn& dnn = gpu.libs.dnn;
+  auto g = std::make_shared<GraphState>(dnn);
+  if (int rc = build_graph(*g, gpu.handle, cfg); rc != 0) {
+    error = std::string("operation graph: ") + dnn.GetErrorString(rc);
+    return g;
   }
-  // True FP32 excludes the TF32 tensor-core engines that mode A ranks first: look further, and
-  // at the fallback list when none of those run.
-  bool strict_fp32 = cfg.dtype == DataType::Fp32;
-  std::vector<std::unique_ptr<Backend>> configs;
-  Candidate best;
-  Desc best_config = nullptr;
-  for (int mode : {HEUR_MODE_A, HEUR_MODE_FALLBACK}) {
-    auto ranked = ranked_configs(libs.dnn, g.graph.get(), strict_fp32 ? 64 : candidates * 2, mode);
-    int tried = 0;
-    for (const auto& c : ranked) {
-      if (tried == candidates) break;
-      if (strict_fp32 && engine_of(libs.dnn, c->get()).second) continue;
-      ++tried;
-      Candidate t = time_plan(libs, h, c->get(), x, w, y, ws_limit, 5);
-      if (t.ms > 0 && (best.ms < 0 || t.ms < best.ms)) best = t, best_config = c->get();
-    }
-    for (auto& c : ranked) configs.push_back(std::move(c));  // keeps best_config alive
-    if (best_config) break;
+  Desc graph = g->graph.get();
+  for (auto [mode, source] : {std::pair{HEUR_MODE_A, "heuristics mode A"}, std::pair{HEUR_MODE_B, "heuristics mode B"},
+                              std::pair{HEUR_MODE_FALLBACK, "fallback list"}})
+    for (OwnedConfig& c : heuristic_configs(dnn, graph, mode)) propose(gpu, cfg, io, *g, std::move(c), source, search);
+  if (options.search != SearchDepth::Knobs) return g;
+  // The knob neighbours of the four fastest engines' best configs.
+  constexpr size_t kEngines = 4, kNeighboursPerEngine = 64;
+  std::set<int64_t> engines;
+  std::vector<ConfigInfo> bases;
+  for (const Candidate* c : search.fastest(16)) {
+    auto info = g->infos.find(c->label);
+    if (info != g->infos.end() && bases.size() < kEngines && engines.insert(info->second.engine).second)
+      bases.push_back(info->second);
   }
-  if (!best_config) {
-    out.error = "no engine config could run (" + std::to_string(configs.size()) + " proposed)";
-    return;
-  }
-  Candidate final_timing = time_plan(libs, h, best_config, x, w, y, ws_limit, repeats);  // re-timed alone
-  out.median_ms = final_timing.ms;
-  out.algorithm = "engine " + std::to_string(best.engine);
-  if (out.median_ms < 0) out.error = "the chosen execution plan failed when re-timed";
+  for (const ConfigInfo& base : bases)
+    for (OwnedConfig& c : knob_neighbours(dnn, graph, base, kNeighboursPerEngine))
+      propose(gpu, cfg, io, *g, std::move(c), "knob sweep", search);
+  return g;
 }
 
 }  // namespace cudnn_install::gpu

@@ -1,6 +1,8 @@
 // Tier 1: the legacy convolution API. cudnnFindConvolutionForwardAlgorithmEx tries every
-// algorithm on the real buffers (with a large workspace: less makes it fall back to slow ones),
-// then the fastest is re-timed on its own.
+// algorithm on the real buffers (with the shared workspace: less makes it fall back to slow ones);
+// each algorithm it could run is a candidate of the search, run with the math type Find used.
+#include <array>
+#include <memory>
 #include <string>
 
 #include "bench_api.hpp"
@@ -23,6 +25,8 @@ struct LegacyDescriptors {
     dnn.DestroyFilterDescriptor(w);
     dnn.DestroyConvolutionDescriptor(conv);
   }
+  LegacyDescriptors(const LegacyDescriptors&) = delete;
+  LegacyDescriptors& operator=(const LegacyDescriptors&) = delete;
 };
 
 int math_type_of(DataType t) {
@@ -49,33 +53,47 @@ int describe(const Cudnn& dnn, const LegacyDescriptors& d, const BenchConfig& cf
   return rc;
 }
 
+std::string label_of(const PerfResult& perf) {
+  return "algo " + std::to_string(perf.algo) + (perf.math_type == TENSOR_OP_MATH ? " (tensor op)" : "");
+}
+
 }  // namespace
 
-void run_legacy(const Libraries& libs, Handle h, const BenchConfig& cfg, void* x, void* w, void* y,
-                DeviceBuffer& workspace, int repeats, BenchResult& out) {
-  const Cudnn& dnn = libs.dnn;
-  LegacyDescriptors d(dnn);
-  if (int rc = describe(dnn, d, cfg); rc != 0) {
-    out.error = std::string("descriptor: ") + dnn.GetErrorString(rc);
-    return;
+TierState search_legacy(const Gpu& gpu, const BenchConfig& cfg, const Operands& io, Search& search,
+                        std::string& error) {
+  const Cudnn& dnn = gpu.libs.dnn;
+  auto d = std::make_shared<LegacyDescriptors>(dnn);
+  if (int rc = describe(dnn, *d, cfg); rc != 0) {
+    error = std::string("descriptor: ") + dnn.GetErrorString(rc);
+    return d;
   }
-  PerfResult perf[16] = {};
+  std::array<PerfResult, 16> perf{};
   int found = 0;
-  size_t ws_bytes = workspace.ok() ? static_cast<size_t>(1) << 30 : 0;
-  int rc = dnn.FindConvolutionForwardAlgorithmEx(h, d.x, x, d.w, w, d.conv, d.y, y, 16, &found, perf, workspace.get(),
-                                                 ws_bytes);
-  if (rc != 0 || found == 0 || perf[0].status != 0) {
-    out.error = std::string("no algorithm: ") + dnn.GetErrorString(rc != 0 ? rc : perf[0].status);
-    return;
+  int rc = dnn.FindConvolutionForwardAlgorithmEx(gpu.handle, d->x, io.x, d->w, io.w, d->conv, d->y, io.y,
+                                                 static_cast<int>(perf.size()), &found, perf.data(),
+                                                 gpu.workspace.get(), gpu.workspace.size());
+  if (rc != 0) {
+    error = std::string("cudnnFindConvolutionForwardAlgorithmEx: ") + dnn.GetErrorString(rc);
+    return d;
   }
-  const PerfResult& best = perf[0];  // sorted fastest first
-  float alpha = 1.0f, beta = 0.0f;
-  out.median_ms = median_time_ms(libs.cu, repeats, [&] {
-    return dnn.ConvolutionForward(h, &alpha, d.x, x, d.w, w, d.conv, best.algo, workspace.get(), best.memory, &beta,
-                                  d.y, y);
-  });
-  out.algorithm = "algo " + std::to_string(best.algo) + (best.math_type == TENSOR_OP_MATH ? " (tensor op)" : "");
-  if (out.median_ms < 0) out.error = "cudnnConvolutionForward failed";
+  for (int i = 0; i < found && i < static_cast<int>(perf.size()); ++i) {
+    const PerfResult p = perf[static_cast<size_t>(i)];
+    if (p.status != 0 || p.memory > gpu.workspace.size()) {
+      search.count_failed("cudnnFind");
+      continue;
+    }
+    void* ws = gpu.workspace.get();
+    Handle h = gpu.handle;
+    const LegacyDescriptors* desc = d.get();
+    search.add({label_of(p), "cudnnFind", [&dnn, h, desc, io, p, ws] {
+                  static constexpr float alpha = 1.0f, beta = 0.0f;
+                  int status = dnn.SetConvolutionMathType(desc->conv, p.math_type);
+                  if (status != 0) return status;
+                  return dnn.ConvolutionForward(h, &alpha, desc->x, io.x, desc->w, io.w, desc->conv, p.algo, ws,
+                                                p.memory, &beta, desc->y, io.y);
+                }});
+  }
+  return d;
 }
 
 }  // namespace cudnn_install::gpu

@@ -1,9 +1,86 @@
+// The benchmark report as JSON, as a table, and one progress line per result.
 #include <fmt/format.h>
 
 #include "cudnn_install/bench.hpp"
 #include "cudnn_install/report.hpp"
 
 namespace cudnn_install {
+namespace {
+
+nlohmann::json counts_json(const TimingCounts& c) {
+  return {
+      {"warmup", c.warmup}, {"warmup_ms", c.warmup_ms}, {"executions_per_batch", c.per_batch}, {"batches", c.batches}};
+}
+
+nlohmann::json timing_json(const Timing& t) {
+  nlohmann::json j = counts_json(t.counts);
+  j["method"] = to_string(t.method);
+  j["measured"] = t.measured;
+  if (t.measured)
+    j["ms_per_execution"] = {{"min", t.ms.min}, {"median", t.ms.median}, {"max", t.ms.max}};
+  else
+    j["note"] = t.note;
+  return j;
+}
+
+nlohmann::json search_json(const SearchStats& s) {
+  nlohmann::json sources = nlohmann::json::object();
+  for (const auto& [name, count] : s.sources) sources[name] = count;
+  return {{"proposed", s.proposed}, {"failed", s.failed},   {"timed", s.timed},  {"abandoned", s.abandoned},
+          {"rejected", s.rejected}, {"seconds", s.seconds}, {"sources", sources}};
+}
+
+nlohmann::json result_json(const BenchResult& r) {
+  nlohmann::json j{{"shape", r.config.shape.name},
+                   {"dtype", to_string(r.config.dtype)},
+                   {"layout", to_string(r.config.layout)},
+                   {"tier", to_string(r.config.tier)},
+                   {"search", search_json(r.search)}};
+  if (!r.error.empty()) {
+    j["error"] = r.error;
+    return j;
+  }
+  const Timing& kernel = r.kernel();
+  double flops = r.config.shape.flops();
+  j.update({{"algorithm", r.algorithm},
+            {"kernel_method", to_string(kernel.method)},
+            {"median_ms", kernel.ms.median},
+            {"min_ms", kernel.ms.min},
+            {"max_ms", kernel.ms.max},
+            {"tflops", r.tflops},
+            {"tflops_min", flops / (kernel.ms.max * 1e-3) / 1e12},
+            {"tflops_max", flops / (kernel.ms.min * 1e-3) / 1e12},
+            {"peak_percent", r.peak_percent},
+            {"timings",
+             {{"cuda_graph", timing_json(r.kernel_graph)},
+              {"back_to_back", timing_json(r.kernel_back_to_back)},
+              {"single_call", timing_json(r.single_call)}}},
+            {"checked_points", r.checked_points},
+            {"max_error", r.max_error},
+            {"tolerance", r.tolerance},
+            {"correct", r.correct}});
+  return j;
+}
+
+nlohmann::json method_json(const BenchOptions& o) {
+  return {{"kernel_time",
+           "per execution: the faster median of cuda_graph (executions captured in one CUDA graph, replayed "
+           "between two events) and back_to_back (executions issued between two events); single_call is one "
+           "execution between two events"},
+          {"timing", counts_json(o.timing)},
+          {"search_timing", counts_json(o.search_timing)},
+          {"finalists", o.finalists},
+          {"search", to_string(o.search)},
+          {"timing_data", to_string(o.timing_data)},
+          {"workspace_limit_bytes", o.workspace_limit}};
+}
+
+std::string ms_spread(const Timing& t) {
+  if (!t.measured) return "-";
+  return fmt::format("{:.4f} [{:.4f}-{:.4f}]", t.ms.median, t.ms.min, t.ms.max);
+}
+
+}  // namespace
 
 const char* to_string(DataType t) {
   switch (t) {
@@ -21,6 +98,20 @@ const char* to_string(DataType t) {
 
 const char* to_string(Layout l) { return l == Layout::Nhwc ? "nhwc" : "nchw"; }
 const char* to_string(Tier t) { return t == Tier::Graph ? "graph" : "legacy"; }
+const char* to_string(TimingData d) { return d == TimingData::Normal ? "normal" : "exact"; }
+const char* to_string(SearchDepth d) { return d == SearchDepth::Knobs ? "knobs" : "heuristics"; }
+
+const char* to_string(TimingMethod m) {
+  switch (m) {
+    case TimingMethod::SingleCall:
+      return "single_call";
+    case TimingMethod::BackToBack:
+      return "back_to_back";
+    case TimingMethod::CudaGraph:
+      return "cuda_graph";
+  }
+  return "?";
+}
 
 nlohmann::json shapes_to_json(const std::vector<ConvShape>& shapes) {
   nlohmann::json out = nlohmann::json::array();
@@ -41,30 +132,13 @@ nlohmann::json shapes_to_json(const std::vector<ConvShape>& shapes) {
 
 nlohmann::json bench_to_json(const BenchReport& report) {
   nlohmann::json results = nlohmann::json::array();
-  for (const auto& r : report.results) {
-    nlohmann::json j{{"shape", r.config.shape.name},
-                     {"dtype", to_string(r.config.dtype)},
-                     {"layout", to_string(r.config.layout)},
-                     {"tier", to_string(r.config.tier)}};
-    if (!r.error.empty()) {
-      j["error"] = r.error;
-    } else {
-      j.update({{"median_ms", r.median_ms},
-                {"tflops", r.tflops},
-                {"peak_percent", r.peak_percent},
-                {"algorithm", r.algorithm},
-                {"checked_points", r.checked_points},
-                {"max_error", r.max_error},
-                {"tolerance", r.tolerance},
-                {"correct", r.correct}});
-    }
-    results.push_back(std::move(j));
-  }
+  for (const auto& r : report.results) results.push_back(result_json(r));
   const DeviceInfo& d = report.device;
   return {{"schema", kJsonSchema},
           {"kind", "bench"},
           {"cudnn_version", report.cudnn_version},
           {"library", report.library},
+          {"method", method_json(report.options)},
           {"device",
            {{"name", d.name},
             {"sm_count", d.sm_count},
@@ -81,26 +155,43 @@ nlohmann::json bench_to_json(const BenchReport& report) {
           {"results", results}};
 }
 
+std::string render_bench_progress(const BenchResult& r) {
+  const BenchConfig& c = r.config;
+  std::string head =
+      fmt::format("  {} {} {} {}: ", c.shape.name, to_string(c.dtype), to_string(c.layout), to_string(c.tier));
+  if (!r.error.empty()) return head + r.error + "\n";
+  return head + fmt::format("{:.1f} TFLOP/s ({} {:.4f} ms, single call {}), {}, {} candidates timed in {:.1f} s\n",
+                            r.tflops, to_string(r.kernel().method), r.kernel().ms.median, ms_spread(r.single_call),
+                            r.algorithm, r.search.timed, r.search.seconds);
+}
+
 std::string render_bench_text(const BenchReport& report) {
   const DeviceInfo& d = report.device;
-  std::string out =
-      fmt::format("bench    cuDNN {} on {} ({} SMs, cc {}.{}, {:.0f} GiB)\n         peak: {}\n\n", report.cudnn_version,
-                  d.name, d.sm_count, d.cc_major, d.cc_minor, d.total_gib, d.peak_source);
-  out += fmt::format("{:<30} {:<5} {:<5} {:<7} {:>9} {:>8} {:>6}  {:<22} {}\n", "layer", "type", "lay", "tier", "ms",
-                     "TFLOP/s", "%peak", "algorithm", "check");
+  const BenchOptions& o = report.options;
+  std::string out = fmt::format(
+      "bench    cuDNN {} on {} ({} SMs, cc {}.{}, {:.0f} GiB)\n         peak: {}\n"
+      "         kernel time: median [min-max] ms per execution over {} batches of {} executions, the faster of\n"
+      "         a CUDA graph replay and back-to-back calls; single call: one execution per event pair\n\n",
+      report.cudnn_version, d.name, d.sm_count, d.cc_major, d.cc_minor, d.total_gib, d.peak_source, o.timing.batches,
+      o.timing.per_batch);
+  out += fmt::format("{:<30} {:<5} {:<5} {:<7} {:>27} {:>8} {:>6} {:>27}  {}\n", "layer", "type", "lay", "tier",
+                     "kernel ms", "TFLOP/s", "%peak", "single call ms", "algorithm, search, check");
   for (const auto& r : report.results) {
     const BenchConfig& c = r.config;
     out += fmt::format("{:<30} {:<5} {:<5} {:<7} ", c.shape.name, to_string(c.dtype), to_string(c.layout),
                        to_string(c.tier));
-    if (!r.error.empty())
+    if (!r.error.empty()) {
       out += "not run: " + r.error + "\n";
-    else
-      out += fmt::format("{:>9.3f} {:>8.1f} {:>5.1f}%  {:<22} {} (max err {:.1e}, tol {:.0e}, {} points)\n",
-                         r.median_ms, r.tflops, r.peak_percent, r.algorithm, r.correct ? "ok" : "WRONG", r.max_error,
-                         r.tolerance, r.checked_points);
+      continue;
+    }
+    out += fmt::format("{:>27} {:>8.1f} {:>5.1f}% {:>27}  {}; {} timed in {:.1f} s; {} (max err {:.1e}, tol {:.0e})\n",
+                       ms_spread(r.kernel()) + " " + (r.kernel().method == TimingMethod::CudaGraph ? "G" : "B"),
+                       r.tflops, r.peak_percent, ms_spread(r.single_call), r.algorithm, r.search.timed,
+                       r.search.seconds, r.correct ? "ok" : "WRONG", r.max_error, r.tolerance);
   }
-  out += report.all_correct() ? "\nevery timed configuration passed the numerical check.\n"
-                              : "\nWRONG RESULTS: some configurations failed the numerical check.\n";
+  out += "\nG: CUDA graph, B: back to back.\n";
+  out += report.all_correct() ? "every timed configuration passed the numerical check.\n"
+                              : "WRONG RESULTS: some configurations failed the numerical check.\n";
   return out;
 }
 
