@@ -96,7 +96,7 @@ void add_bench_options(CLI::App& bench, BenchFlags& f) {
   bench.add_option("--dtypes", f.dtypes, "comma list of fp32, tf32, fp16, bf16 (default fp16,bf16)");
   bench.add_option("--layouts", f.layouts, "comma list of nhwc, nchw (default nhwc)");
   bench.add_option("--tiers", f.tiers, "comma list of legacy, graph (default both)");
-  bench.add_option("--batches", f.batches, "timed batches; min, median and max are over these (default 10)");
+  bench.add_option("--batches,--repeats", f.batches, "timed batches; min, median and max are over these (default 10)");
   bench.add_option("--per-batch", f.per_batch, "executions per batch, back to back or in one CUDA graph (default 20)");
   bench.add_option("--search", f.search, "heuristics, or knobs: also the knob neighbours of the fastest (default)");
   bench.add_option("--timing-data", f.timing_data, "normal (default) or exact: the values the timed runs read");

@@ -132,7 +132,8 @@ def main():
     print(f"{meta['device']['name']}, cuDNN {meta['cudnn_version']}; PyTorch {torch_meta.get('torch')} with cuDNN "
           f"{torch_meta.get('cudnn')}. Both sides: kernel time = the faster median of a CUDA graph replay and "
           f"back-to-back calls, {m['timing']['batches']} batches of {m['timing']['executions_per_batch']} executions "
-          f"after {m['timing']['warmup']} warm-up; inputs: {m['timing_data']} values. Ratio = PyTorch's kernel time / "
+          f"after {m['timing']['warmup']} warm-up executions and {m['timing'].get('warmup_ms', 0):g} ms of untimed "
+          f"batches; inputs: {m['timing_data']} values. Ratio = PyTorch's kernel time / "
           f"ours, [spread] = its range over the batches.\n")
     report(table(ours, torch, peak))
     if plot_path:

@@ -3,14 +3,15 @@
 # cuDNN into a real-layout tar.xz, install it into a sandbox CUDA 13.0 tree (spool, verify with the
 # GPU, the short post-install benchmark), install it again (remembered: nothing read or written),
 # doctor, status, then --rollback and a check that the tree is as before; then the same cuDNN as a
-# Windows-layout zip against unzip + cp -r (inflated on several cores). Expects .devlibs/ as
+# Windows-layout zip against unzip + cp -r (inflated on several cores). Expects $DEVLIBS (default .devcarry/) as
 # bench/README.md describes. Results go to $OUT (default bench/results).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-bench/results}/install-on-device
 mkdir -p "$out"
-export LD_LIBRARY_PATH=$PWD/.devlibs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-bin=$PWD/.devlibs/cudnn-install
+libs=${DEVLIBS:-$PWD/.devcarry}
+export LD_LIBRARY_PATH=$libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+bin=$libs/cudnn-install
 nvidia-smi -L | tee "$out/gpu.txt"
 cudnn_home=$(python3 -c 'import nvidia.cudnn as m; print(list(m.__path__)[0])' 2>/dev/null)
 work=$(mktemp -d)

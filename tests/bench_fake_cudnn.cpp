@@ -95,7 +95,16 @@ int finalize(Desc d) {
 }
 
 const std::vector<int64_t>& heuristics(int mode) {
-  return mode == HEUR_MODE_A ? setup().mode_a : mode == HEUR_MODE_B ? setup().mode_b : setup().fallback;
+  switch (mode) {
+    case HEUR_MODE_A:
+      return setup().mode_a;
+    case HEUR_MODE_INSTANT:
+      return setup().mode_instant;
+    case HEUR_MODE_B:
+      return setup().mode_b;
+    default:
+      return setup().fallback;
+  }
 }
 
 int heuristic_results(FakeDesc* heur, int64_t requested, int64_t* returned, Desc* out) {

@@ -39,9 +39,9 @@ struct FakeAlgo {
 
 struct FakeGpuSetup {
   std::vector<FakeEngine> engines;
-  std::vector<int64_t> mode_a, mode_b, fallback;  // engine indices each heuristics mode proposes
-  std::vector<FakeAlgo> legacy;                   // what cudnnFind returns
-  double launch_ms = 0.01;                        // host cost of one call, hidden by a CUDA graph
+  std::vector<int64_t> mode_a, mode_instant, mode_b, fallback;  // engine indices each heuristics mode proposes
+  std::vector<FakeAlgo> legacy;                                 // what cudnnFind returns
+  double launch_ms = 0.01;                                      // host cost of one call, hidden by a CUDA graph
 };
 
 // What the fake saw.

@@ -179,8 +179,10 @@ TEST(BenchSearch, PicksTheFastestEngineThatPassesTheCheck) {
   FakeGpuSetup gpu;
   gpu.engines = {engine(1, 1.0), engine(2, 0.5, FakeOutput::Wrong),
                  engine(3, 0.8), engine(4, 0.4, FakeOutput::Right, false),
-                 engine(5, 0.7), engine(6, 2.0)};
+                 engine(5, 0.7), engine(6, 2.0),
+                 engine(7, 0.9)};
   gpu.mode_a = {1, 2, 3, 4};
+  gpu.mode_instant = {1, 7};
   gpu.mode_b = {3, 5};
   gpu.fallback = {6, 1};
   BenchResult r = only_result(gpu, fake_options());
@@ -188,10 +190,11 @@ TEST(BenchSearch, PicksTheFastestEngineThatPassesTheCheck) {
   EXPECT_EQ(r.algorithm, "engine 5");  // 4 cannot be planned, 2 computes the wrong thing
   EXPECT_TRUE(r.correct);
   EXPECT_EQ(r.max_error, 0);
-  EXPECT_EQ(r.search.proposed, 6);  // 3 and 1 proposed twice count once
+  EXPECT_EQ(r.search.proposed, 7);  // 3 and 1 proposed twice count once
   EXPECT_EQ(r.search.failed, 1);
   EXPECT_EQ(r.search.rejected, 1);
   EXPECT_EQ(source_count(r.search, "heuristics mode A"), 4);
+  EXPECT_EQ(source_count(r.search, "heuristics mode INSTANT"), 1);
   EXPECT_EQ(source_count(r.search, "heuristics mode B"), 1);
   EXPECT_EQ(source_count(r.search, "fallback list"), 1);
   EXPECT_GT(r.search.seconds, 0);

@@ -1,5 +1,5 @@
 // Tier 2: the graph (backend) API. One convolution node; every engine config that heuristics
-// modes A and B and the fallback list propose is a candidate (those PyTorch's filter would also
+// modes A, INSTANT and B and the fallback list propose is a candidate (those PyTorch's filter would also
 // drop excepted), then the knob neighbours of the fastest engines' configs.
 #include <map>
 #include <set>
@@ -133,8 +133,10 @@ TierState search_graph(const Gpu& gpu, const BenchConfig& cfg, const BenchOption
     return g;
   }
   Desc graph = g->graph.get();
-  for (auto [mode, source] : {std::pair{HEUR_MODE_A, "heuristics mode A"}, std::pair{HEUR_MODE_B, "heuristics mode B"},
-                              std::pair{HEUR_MODE_FALLBACK, "fallback list"}})
+  // INSTANT is the mode PyTorch's cudnn.benchmark asks: its list, whatever it holds, is ours too.
+  for (auto [mode, source] :
+       {std::pair{HEUR_MODE_A, "heuristics mode A"}, std::pair{HEUR_MODE_INSTANT, "heuristics mode INSTANT"},
+        std::pair{HEUR_MODE_B, "heuristics mode B"}, std::pair{HEUR_MODE_FALLBACK, "fallback list"}})
     for (OwnedConfig& c : heuristic_configs(dnn, graph, mode)) propose(gpu, cfg, io, *g, std::move(c), source, search);
   if (options.search != SearchDepth::Knobs) return g;
   // The knob neighbours of the four fastest engines' best configs.

@@ -7,6 +7,7 @@
 // time of a configuration is the faster of the two. One execution per event pair (the single-call
 // latency, which also charges the host's per-call cost) is reported beside it.
 #pragma once
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -72,9 +73,9 @@ struct SearchStats {
   int proposed = 0;  // distinct candidates (after the numerical-note filter)
   int failed = 0;    // could not be finalised or run
   int timed = 0;
-  int abandoned = 0;  // far slower than the best so far after one execution
-  int rejected = 0;   // failed the numerical check
-  double seconds = 0;
+  int abandoned = 0;   // far slower than the best so far after one execution
+  int rejected = 0;    // failed the numerical check
+  double seconds = 0;  // from the first proposal to the checked pick, before its final timing
   std::vector<std::pair<std::string, int>> sources;  // "heuristics mode A" -> proposed
 };
 
@@ -108,8 +109,8 @@ enum class ShapeSet { ResNet50, Quick };
 // The values the timed executions read: normally distributed (as training data is), or the exact
 // multiples of 1/8 that the numerical check uses (less switching on the GPU: faster, unrealistic).
 enum class TimingData { Normal, Exact };
-// How far the graph tier searches: the engine configs of heuristics modes A and B and the fallback
-// list, and then the knob values next to those of the fastest engines.
+// How far the graph tier searches: the engine configs of heuristics modes A, INSTANT and B and the
+// fallback list, and then the knob values next to those of the fastest engines.
 enum class SearchDepth { Heuristics, Knobs };
 
 struct BenchOptions {
