@@ -52,6 +52,9 @@ Result<std::vector<ConvShape>> select_layers(std::vector<ConvShape> shapes, cons
 Result<BenchOptions> options_from(const BenchFlags& f) {
   if (f.batch < 1 || f.batches < 1 || f.per_batch < 1)
     return fail(ErrorCode::Usage, "--batch, --batches and --per-batch must be at least 1");
+  // The inputs are made on the host first: N 4096 of the largest layer is already 13 GB of FP32.
+  if (f.batch > 4096 || f.batches > 10000 || f.per_batch > 10000)
+    return fail(ErrorCode::Usage, "--batch is at most 4096, --batches and --per-batch at most 10000");
   BenchOptions o;
   auto shapes = select_layers(bench_shapes(f.quick ? ShapeSet::Quick : ShapeSet::ResNet50, f.batch), f.layers);
   if (!shapes) return std::unexpected(shapes.error());

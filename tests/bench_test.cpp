@@ -364,4 +364,6 @@ TEST(Bench, CliRejectsUnknownDataTypesAndSearchDepths) {
   EXPECT_EQ(test::run_command(std::string(CLI_PATH) + " bench --search deep", &out), 1);
   EXPECT_NE(out.find("unknown search depth 'deep': use heuristics, knobs"), std::string::npos) << out;
   EXPECT_EQ(test::run_command(std::string(CLI_PATH) + " bench --per-batch 0", &out), 1);
+  EXPECT_EQ(test::run_command(std::string(CLI_PATH) + " bench --batch 1000000", &out), 1);
+  EXPECT_NE(out.find("--batch is at most 4096"), std::string::npos) << out;
 }
