@@ -8,17 +8,17 @@
 #include "bench_fake_gpu.hpp"
 #include "support/sandbox.hpp"
 
-using namespace cudnn_install;
-using namespace cudnn_install::gpu;
-using cudnn_install::test::fake_gpu;
-using cudnn_install::test::fake_gpu_log;
-using cudnn_install::test::FakeAlgo;
-using cudnn_install::test::FakeEngine;
-using cudnn_install::test::FakeGpuSetup;
-using cudnn_install::test::FakeKnob;
-using cudnn_install::test::FakeOutput;
-
+// Inside the namespace rather than with using-directives: the unity builds (asan, mingw) put
+// several test files into one translation unit.
+namespace cudnn_install::gpu {
 namespace {
+
+using test::fake_gpu;
+using test::fake_gpu_log;
+using test::FakeEngine;
+using test::FakeGpuSetup;
+using test::FakeKnob;
+using test::FakeOutput;
 
 FakeEngine engine(int64_t index, double ms, FakeOutput output = FakeOutput::Right, bool plans = true,
                   bool capturable = true, std::vector<int> notes = {}) {
@@ -367,3 +367,5 @@ TEST(Bench, CliRejectsUnknownDataTypesAndSearchDepths) {
   EXPECT_EQ(test::run_command(std::string(CLI_PATH) + " bench --batch 1000000", &out), 1);
   EXPECT_NE(out.find("--batch is at most 4096"), std::string::npos) << out;
 }
+
+}  // namespace cudnn_install::gpu
