@@ -60,6 +60,12 @@ struct Options {
   bool force = false;                  // uninstall: also files cudnn-install did not install
   std::string loader_config = "auto";  // system | print | none | auto (system as root, else print)
   BenchFlags bench;
+  // fetch, list, and `cudnn-install VERSION`
+  std::string version;                              // fetch VERSION
+  std::optional<std::string> mirror;                // --mirror URL (else CUDNN_INSTALL_MIRROR, else NVIDIA)
+  std::optional<std::string> platform;              // --platform (else this machine's)
+  std::optional<int> cuda;                          // --cuda N (else the detected toolkit's major)
+  std::optional<std::filesystem::path> output_dir;  // fetch -o DIR
 };
 
 // Prints an error (text to stderr, or JSON to stdout) and returns its exit code.
@@ -115,6 +121,10 @@ std::string first_output_line(const std::vector<std::string>& argv);
 // One line for status: whether the loader (Linux) or PATH (Windows) finds the toolkit's libraries.
 std::string env_state(const Toolkit& toolkit);
 int cmd_rollback(const Options& options);
+// `fetch VERSION`, `list`, and `cudnn-install VERSION` (resolve, download, then cmd_install).
+int cmd_fetch(const Options& options);
+int cmd_list(const Options& options);
+int cmd_install_version(Options options);
 int cmd_uninstall(const Options& options);
 int cmd_doctor(const Options& options);
 // Asks on a terminal unless --yes; refuses without a terminal.

@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "cli.hpp"
+#include "cudnn_install/releases.hpp"
 
 namespace {
 
@@ -13,6 +14,7 @@ It checks the archive (name, cudnn_version.h, unsafe entries), finds the CUDA to
 and refuses a cuDNN built for another CUDA major, then shows or applies the plan.
 
 Examples:
+  cudnn-install 9.19 --yes          (the newest 9.19 for the detected toolkit: download, verify, install)
   cudnn-install --dry-run cudnn-windows-x86_64-8.9.5.30_cuda12-archive.zip
   cudnn-install cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz --cuda-root /usr/local/cuda-13.0
   cudnn-install --rollback
@@ -29,6 +31,21 @@ void add_common(CLI::App& app, cudnn_install::cli::Options& o, bool& json, bool&
   app.add_option("--log", o.log_file, "write a detailed log to FILE");
 }
 
+// `fetch VERSION` and `list`: what they choose by (CUDA major, platform) and where from (mirror).
+void add_fetch_commands(CLI::App& app, cudnn_install::cli::Options& o, bool& json, bool& quiet, bool& verbose) {
+  auto* fetch = app.add_subcommand("fetch", "download and verify a cuDNN release's archive (for offline machines)");
+  auto* list = app.add_subcommand("list", "the cuDNN releases for this toolkit's CUDA major and this platform");
+  fetch->add_option("version", o.version, "9, 9.19, 9.19.0 or 9.19.0.56 (the newest that matches)")->required();
+  fetch->add_option("-o,--output", o.output_dir, "also put the archive in DIR (it stays in the cache too)");
+  for (auto* sub : {fetch, list}) {
+    add_common(*sub, o, json, quiet, verbose);
+    sub->add_option("--cuda", o.cuda, "CUDA major (default: the detected toolkit's)");
+    sub->add_option("--platform", o.platform,
+                    "linux-x86_64, linux-sbsa, linux-aarch64, windows-x86_64 (default: this one)");
+    sub->add_option("--mirror", o.mirror, "a directory laid out like NVIDIA's redist directory");
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -38,7 +55,11 @@ int main(int argc, char** argv) {
   bool dry_run = false, yes = false, json = false, quiet = false, verbose = false, rollback = false;
   CLI::App app{kDescription, "cudnn-install"};
   app.set_version_flag("--version", std::string("cudnn-install ") + CUDNN_INSTALL_VERSION);
-  app.add_option("archive", o.archive, "cuDNN archive (.zip for Windows, .tar.xz/.tgz for Linux)");
+  app.add_option("archive", o.archive,
+                 "cuDNN archive (.zip for Windows, .tar.xz/.tgz for Linux), or a version (9, 9.19, 9.19.0.56) to "
+                 "download and install");
+  app.add_option("--mirror", o.mirror,
+                 "a directory laid out like NVIDIA's redist directory (default: CUDNN_INSTALL_MIRROR, else NVIDIA's)");
   add_common(app, o, json, quiet, verbose);
   app.add_flag("--dry-run", dry_run, "show every change, write nothing");
   app.add_flag("-y,--yes", yes, "do not ask for confirmation");
@@ -69,6 +90,7 @@ int main(int argc, char** argv) {
   app.get_subcommand("uninstall")
       ->add_flag("--force", o.force, "also remove cuDNN files cudnn-install did not install");
   app.get_subcommand("uninstall")->add_flag("-y,--yes", yes, "do not ask for confirmation");
+  add_fetch_commands(app, o, json, quiet, verbose);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -85,11 +107,14 @@ int main(int argc, char** argv) {
     if (sub->get_name() == "bench") return cmd_bench(o);
     if (sub->get_name() == "uninstall") return cmd_uninstall(o);
     if (sub->get_name() == "doctor") return cmd_doctor(o);
+    if (sub->get_name() == "fetch") return cmd_fetch(o);
+    if (sub->get_name() == "list") return cmd_list(o);
   }
   if (rollback) return cmd_rollback(o);
   if (o.archive.empty()) {
     std::cerr << "cudnn-install: error: no archive given\n\n" << app.help();
     return 1;
   }
+  if (cudnn_install::looks_like_version(o.archive.string()) && !std::filesystem::exists(o.archive)) return cmd_install_version(o);
   return cmd_install(o);
 }

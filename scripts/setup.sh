@@ -6,12 +6,13 @@ cd "$(dirname "$0")/.."
 
 packages=(
   cmake ninja-build g++ pkg-config python3 xz-utils zip unzip
-  libzip-dev libarchive-dev liblzma-dev zlib1g-dev libssl-dev
+  libzip-dev libarchive-dev liblzma-dev zlib1g-dev libssl-dev libcurl4-openssl-dev
   libcli11-dev libfmt-dev libspdlog-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev
   dpkg-dev file            # cpack's DEB (dpkg-shlibdeps) in the package test
   clang-16 libclang-rt-16-dev   # scripts/fuzz.sh (libFuzzer)
   bc time                  # bench/install-speed.sh
+  ansible-core             # the Ansible role's test (packaging/ansible)
 )
 missing=()
 for p in "${packages[@]}"; do

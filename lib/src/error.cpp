@@ -13,11 +13,13 @@ ExitCode exit_code_for(ErrorCode code) {
     case ErrorCode::IntegrityFailure:
     case ErrorCode::CudaMismatch:
     case ErrorCode::EnvLimit:
+    case ErrorCode::NoRelease:
       return ExitCode::Refused;
     case ErrorCode::NoToolkit:
     case ErrorCode::Conflict:
       return ExitCode::Conflict;
     case ErrorCode::Io:
+    case ErrorCode::Network:
       return ExitCode::IoRolledBack;
     case ErrorCode::VerifyFailed:
       return ExitCode::VerifyFailed;
@@ -55,6 +57,10 @@ const char* to_string(ErrorCode code) {
       return "nothing-to-undo";
     case ErrorCode::EnvLimit:
       return "env-limit";
+    case ErrorCode::NoRelease:
+      return "no-release";
+    case ErrorCode::Network:
+      return "network";
   }
   return "unknown";
 }

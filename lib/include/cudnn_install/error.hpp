@@ -21,6 +21,8 @@ enum class ErrorCode {
   VerifyFailed,      // the installed library does not work
   NothingToUndo,     // --rollback with no transaction to undo
   EnvLimit,          // the PATH change would break a limit of the system (length)
+  NoRelease,         // no cuDNN release matches the version, CUDA major and platform asked for
+  Network,           // a download failed: no connection, an HTTP error, a dropped transfer
 };
 
 struct Error {

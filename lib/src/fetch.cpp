@@ -1,0 +1,191 @@
+// The release catalog (table + manifests through the mirror, cached) and fetch_release.
+#include <cstdlib>
+#include <fstream>
+#include <regex>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "base/try.hpp"
+#include "base/util.hpp"
+#include "cudnn_install/fetch.hpp"
+
+namespace cudnn_install {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::optional<std::string> env(const char* name) {
+  const char* value = std::getenv(name);
+  if (!value || !*value) return std::nullopt;
+  return std::string(value);
+}
+
+// Written beside the file it describes, then renamed, so a reader never sees half of either.
+Result<void> write_file_atomically(const fs::path& path, const std::string& text) {
+  std::error_code ec;
+  fs::create_directories(path.parent_path(), ec);
+  auto temporary = path;
+  temporary += ".tmp";
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    out << text;
+    if (!out.flush()) return fail(ErrorCode::Io, "cannot write " + temporary.string() + " (is the disk full?)");
+  }
+  fs::rename(temporary, path, ec);
+  if (ec) return fail(ErrorCode::Io, "cannot write " + path.string() + ": " + ec.message(), path.string());
+  return {};
+}
+
+fs::path meta_of(const fs::path& file) {
+  auto meta = file;
+  meta += ".meta";
+  return meta;
+}
+
+std::string human_size(std::uint64_t bytes) {
+  if (!bytes) return "size unknown";
+  return std::to_string((bytes + 500'000) / 1'000'000) + " MB";
+}
+
+// Manifests to read for a version: those it matches, newest first; without a version, those of
+// releases the table lacks.
+std::vector<std::string> manifests_to_read(const std::vector<std::string>& versions,
+                                           const std::optional<VersionQuery>& query,
+                                           const std::vector<Release>& table) {
+  std::vector<std::pair<CudnnVersion, std::string>> chosen;
+  for (const auto& text : versions) {
+    auto parsed = parse_version_query(text);
+    if (!parsed) continue;
+    CudnnVersion v;
+    const auto& p = parsed->parts;
+    v.major = p[0];
+    v.minor = p.size() > 1 ? p[1] : 0;
+    if (p.size() > 2) v.patch = p[2];
+    if (query && !query->matches(v)) continue;
+    bool in_table =
+        std::any_of(table.begin(), table.end(), [&](const Release& r) { return v.same_release(r.version); });
+    if (!query && in_table) continue;
+    chosen.emplace_back(v, text);
+  }
+  std::sort(chosen.begin(), chosen.end(), [](const auto& a, const auto& b) { return newer(a.first, b.first); });
+  std::vector<std::string> out;
+  for (const auto& [v, text] : chosen) out.push_back(text);
+  return out;
+}
+
+}  // namespace
+
+std::string choose_mirror(const std::optional<std::string>& flag) {
+  std::string mirror = flag ? *flag : env("CUDNN_INSTALL_MIRROR").value_or(kNvidiaRedist);
+  if (!mirror.ends_with('/')) mirror += '/';
+  return mirror;
+}
+
+fs::path default_cache_dir() {
+  if (auto chosen = env("CUDNN_INSTALL_CACHE")) return fs::path(*chosen);
+#ifdef _WIN32
+  if (auto local = env("LOCALAPPDATA")) return fs::path(*local) / "cudnn-install" / "cache";
+  return fs::temp_directory_path() / "cudnn-install" / "cache";
+#else
+  if (auto xdg = env("XDG_CACHE_HOME")) return fs::path(*xdg) / "cudnn-install";
+  if (auto home = env("HOME")) return fs::path(*home) / ".cache" / "cudnn-install";
+  return fs::temp_directory_path() / "cudnn-install";
+#endif
+}
+
+Result<CachedText> get_cached_text(HttpClient& http, const std::string& url, const fs::path& cache_file) {
+  auto cached = util::read_text_file(cache_file);
+  HttpRequest request{url, 0, "", ""};
+  if (cached)
+    if (auto meta = nlohmann::json::parse(util::read_text_file(meta_of(cache_file)).value_or(""), nullptr, false);
+        meta.is_object() && meta.value("url", "") == url) {
+      request.if_none_match = meta.value("etag", "");
+      request.if_modified_since = meta.value("last_modified", "");
+    }
+  std::string body;
+  auto response = http.get(request, [&](int, std::span<const char> bytes) -> Result<void> {
+    body.append(bytes.data(), bytes.size());
+    return {};
+  });
+  if (!response) {
+    if (cached && response.error().code == ErrorCode::Network) return CachedText{*cached, true};
+    return std::unexpected(response.error());
+  }
+  if (response->status == 304 && cached) return CachedText{*cached, false};
+  if (response->status != 200)
+    return fail(ErrorCode::Network, "HTTP " + std::to_string(response->status) + " for " + url, url);
+  nlohmann::json meta = {{"url", url}, {"etag", response->etag}, {"last_modified", response->last_modified}};
+  TRY(write_file_atomically(cache_file, body));
+  TRY(write_file_atomically(meta_of(cache_file), meta.dump()));
+  return CachedText{body, false};
+}
+
+std::vector<std::string> manifest_versions(const std::string& index_html) {
+  static const std::regex link(R"(redistrib_([0-9]+(?:\.[0-9]+)*)\.json)");
+  std::set<std::string> seen;
+  std::vector<std::string> versions;
+  for (auto it = std::sregex_iterator(index_html.begin(), index_html.end(), link); it != std::sregex_iterator(); ++it)
+    if (seen.insert((*it)[1].str()).second) versions.push_back((*it)[1].str());
+  return versions;
+}
+
+Catalog load_catalog(HttpClient& http, const CatalogRequest& request) {
+  Catalog catalog{table_releases(), {}};
+  auto table = catalog.releases;
+  auto manifests_dir = request.cache_dir / "manifests";
+  auto index = get_cached_text(http, request.mirror, manifests_dir / "index.html");
+  if (!index) {
+    catalog.notes.push_back(index.error().message + "; releases come from the built-in table only");
+    return catalog;
+  }
+  if (index->offline)
+    catalog.notes.push_back("the mirror " + request.mirror + " cannot be reached: cached manifests are used");
+  for (const auto& version : manifests_to_read(manifest_versions(index->text), request.version, table)) {
+    auto name = "redistrib_" + version + ".json";
+    auto text = get_cached_text(http, request.mirror + name, manifests_dir / name);
+    if (!text) {
+      catalog.notes.push_back(text.error().message + "; " + name + " is left out");
+      continue;
+    }
+    auto entries = parse_manifest(text->text);
+    if (!entries) {
+      catalog.notes.push_back(name + " from " + request.mirror + ": " + entries.error().message);
+      continue;
+    }
+    auto notes = merge_manifest(catalog.releases, *entries, name);
+    catalog.notes.insert(catalog.notes.end(), notes.begin(), notes.end());
+    if (request.version) break;  // the newest manifest of the version answers
+  }
+  return catalog;
+}
+
+Result<Fetched> fetch_release(HttpClient& http, const FetchRequest& request,
+                              const std::function<void(const Fetched&)>& on_choice, const DownloadProgress& progress) {
+  auto catalog = load_catalog(http, {request.mirror, request.cache_dir, request.version});
+  Fetched fetched;
+  fetched.notes = catalog.notes;
+  TRY_ASSIGN(fetched.release, resolve_release(catalog.releases, request.version, request.platform, request.cuda_major));
+  const auto& r = fetched.release;
+  fetched.why = request.cuda_text + " \u2192 " + r.file_name + ", " + human_size(r.size);
+  if (on_choice) on_choice(fetched);
+  DownloadRequest download{request.mirror + r.relative_path, request.cache_dir / r.file_name, r.sha256, r.size};
+  TRY_ASSIGN(fetched.download, download_verified(http, download, progress));
+  fetched.archive = download.destination;
+  if (request.output_dir) {
+    std::error_code ec;
+    fs::create_directories(*request.output_dir, ec);
+    auto copy = *request.output_dir / r.file_name;
+    if (!fs::equivalent(copy, download.destination, ec)) {
+      fs::remove(copy, ec);
+      fs::create_hard_link(download.destination, copy, ec);
+      if (ec) fs::copy_file(download.destination, copy, fs::copy_options::overwrite_existing, ec);
+      if (ec)
+        return fail(ErrorCode::Io, "cannot copy the archive to " + copy.string() + ": " + ec.message(), copy.string());
+    }
+    fetched.archive = copy;
+  }
+  return fetched;
+}
+
+}  // namespace cudnn_install

@@ -1,0 +1,142 @@
+// HttpClient over WinHTTP (part of Windows: no DLL ships with the tool). TLS is verified (WinHTTP's
+// default, never turned off); proxies from https_proxy/http_proxy (and no_proxy) when set, else the
+// system's proxy setting; redirects followed (WinHTTP's default, never from https to http).
+#include <windows.h>
+
+#include <winhttp.h>
+
+#include <cstdlib>
+#include <vector>
+
+#include "base/win32_util.hpp"
+#include "cudnn_install/http.hpp"
+
+namespace cudnn_install {
+namespace {
+
+struct Internet {
+  HINTERNET h = nullptr;
+  explicit Internet(HINTERNET handle) : h(handle) {}
+  ~Internet() {
+    if (h) WinHttpCloseHandle(h);
+  }
+  Internet(const Internet&) = delete;
+  Internet& operator=(const Internet&) = delete;
+};
+
+std::wstring env_wide(const char* upper, const char* lower) {
+  for (const char* name : {lower, upper})
+    if (const char* value = std::getenv(name); value && *value) return win32::widen(value);
+  return {};
+}
+
+HINTERNET open_session() {
+  auto proxy = env_wide("HTTPS_PROXY", "https_proxy");
+  if (proxy.empty()) proxy = env_wide("HTTP_PROXY", "http_proxy");
+  if (!proxy.empty()) {
+    auto bypass = env_wide("NO_PROXY", "no_proxy");
+    for (auto& c : bypass)
+      if (c == L',') c = L';';
+    return WinHttpOpen(L"cudnn-install", WINHTTP_ACCESS_TYPE_NAMED_PROXY, proxy.c_str(),
+                       bypass.empty() ? WINHTTP_NO_PROXY_BYPASS : bypass.c_str(), 0);
+  }
+  if (HINTERNET h = WinHttpOpen(L"cudnn-install", WINHTTP_ACCESS_TYPE_AUTOMATIC_PROXY, WINHTTP_NO_PROXY_NAME,
+                                WINHTTP_NO_PROXY_BYPASS, 0))
+    return h;
+  return WinHttpOpen(L"cudnn-install", WINHTTP_ACCESS_TYPE_DEFAULT_PROXY, WINHTTP_NO_PROXY_NAME,
+                     WINHTTP_NO_PROXY_BYPASS, 0);  // before Windows 8.1
+}
+
+std::unexpected<Error> network_error(const std::string& url, const char* what) {
+  return fail(ErrorCode::Network,
+              url + ": " + what + ": " + win32::error_text(GetLastError()) +
+                  ". Check the network, the proxy (https_proxy or the system setting) or the --mirror address, and try "
+                  "again.",
+              url);
+}
+
+std::string header(HINTERNET request, DWORD which) {
+  DWORD bytes = 0;
+  WinHttpQueryHeaders(request, which, WINHTTP_HEADER_NAME_BY_INDEX, nullptr, &bytes, WINHTTP_NO_HEADER_INDEX);
+  if (GetLastError() != ERROR_INSUFFICIENT_BUFFER || bytes == 0) return {};
+  std::wstring value(bytes / sizeof(wchar_t), L'\0');
+  if (!WinHttpQueryHeaders(request, which, WINHTTP_HEADER_NAME_BY_INDEX, value.data(), &bytes, WINHTTP_NO_HEADER_INDEX))
+    return {};
+  value.resize(bytes / sizeof(wchar_t));
+  return win32::narrow(value);
+}
+
+std::wstring request_headers(const HttpRequest& request) {
+  std::string text;
+  if (request.range_from > 0) text += "Range: bytes=" + std::to_string(request.range_from) + "-\r\n";
+  if (!request.if_none_match.empty()) text += "If-None-Match: " + request.if_none_match + "\r\n";
+  if (!request.if_modified_since.empty()) text += "If-Modified-Since: " + request.if_modified_since + "\r\n";
+  return win32::widen(text);
+}
+
+Result<HttpResponse> read_response(HINTERNET request, const std::string& url, const HttpBodySink& body) {
+  HttpResponse response;
+  DWORD status = 0, size = sizeof status;
+  if (!WinHttpQueryHeaders(request, WINHTTP_QUERY_STATUS_CODE | WINHTTP_QUERY_FLAG_NUMBER, WINHTTP_HEADER_NAME_BY_INDEX,
+                           &status, &size, WINHTTP_NO_HEADER_INDEX))
+    return network_error(url, "no status");
+  response.status = static_cast<int>(status);
+  response.etag = header(request, WINHTTP_QUERY_ETAG);
+  response.last_modified = header(request, WINHTTP_QUERY_LAST_MODIFIED);
+  if (auto length = header(request, WINHTTP_QUERY_CONTENT_LENGTH); !length.empty()) try {
+      response.content_length = std::stoull(length);
+    } catch (const std::exception&) {
+    }
+  if (status < 200 || status >= 300) return response;
+  std::vector<char> buffer(1 << 16);
+  std::uint64_t received = 0;
+  for (;;) {
+    DWORD read = 0;
+    if (!WinHttpReadData(request, buffer.data(), static_cast<DWORD>(buffer.size()), &read))
+      return network_error(url, "the connection dropped");
+    if (read == 0) break;
+    received += read;
+    if (auto r = body(static_cast<int>(status), std::span<const char>(buffer.data(), read)); !r)
+      return std::unexpected(r.error());
+  }
+  if (response.content_length && received < *response.content_length)
+    return fail(ErrorCode::Network,
+                url + ": the connection dropped after " + std::to_string(received) + " of " +
+                    std::to_string(*response.content_length) + " bytes",
+                url);
+  return response;
+}
+
+class WinHttpClient final : public HttpClient {
+ public:
+  Result<HttpResponse> get(const HttpRequest& request, const HttpBodySink& body) override {
+    auto wide_url = win32::widen(request.url);
+    URL_COMPONENTS parts{};
+    parts.dwStructSize = sizeof parts;
+    parts.dwHostNameLength = parts.dwUrlPathLength = parts.dwExtraInfoLength = static_cast<DWORD>(-1);
+    if (!WinHttpCrackUrl(wide_url.c_str(), 0, 0, &parts)) return network_error(request.url, "not a valid URL");
+    std::wstring host(parts.lpszHostName, parts.dwHostNameLength);
+    std::wstring path(parts.lpszUrlPath, parts.dwUrlPathLength + parts.dwExtraInfoLength);
+    Internet session(open_session());
+    if (!session.h) return network_error(request.url, "WinHTTP cannot start");
+    WinHttpSetTimeouts(session.h, 0, 30000, 60000, 60000);
+    Internet connection(WinHttpConnect(session.h, host.c_str(), parts.nPort, 0));
+    if (!connection.h) return network_error(request.url, "cannot connect");
+    DWORD flags = parts.nScheme == INTERNET_SCHEME_HTTPS ? WINHTTP_FLAG_SECURE : 0;
+    Internet handle(WinHttpOpenRequest(connection.h, L"GET", path.empty() ? L"/" : path.c_str(), nullptr,
+                                       WINHTTP_NO_REFERER, WINHTTP_DEFAULT_ACCEPT_TYPES, flags));
+    if (!handle.h) return network_error(request.url, "cannot open the request");
+    auto headers = request_headers(request);
+    if (!WinHttpSendRequest(handle.h, headers.empty() ? WINHTTP_NO_ADDITIONAL_HEADERS : headers.c_str(),
+                            headers.empty() ? 0 : static_cast<DWORD>(-1L), WINHTTP_NO_REQUEST_DATA, 0, 0, 0) ||
+        !WinHttpReceiveResponse(handle.h, nullptr))
+      return network_error(request.url, "no answer");
+    return read_response(handle.h, request.url, body);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<HttpClient> make_http_client() { return std::make_unique<WinHttpClient>(); }
+
+}  // namespace cudnn_install

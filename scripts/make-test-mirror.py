@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""Writes a mirror tree laid out like NVIDIA's redist directory, for the download tests
+(scripts/mirror-server.py serves it):
+  redistrib_9.99.0.json  a release the built-in table lacks: cuda12 and cuda13 archives for
+                         linux-x86_64 and windows-x86_64, all present (real layouts, small, one
+                         file of incompressible bytes so that a transfer can be cut in the middle)
+  redistrib_9.98.0.json  a release whose archive is missing (404)
+  redistrib_9.10.2.json  a liar: it gives a release the table knows a fake archive's sha256
+  redistrib_9.19.0.json  with --real, where this machine has cuDNN 9.19 (/usr/local/cuda*): that real
+                         cuDNN packed by make-test-archive.sh as build 9.19.0.99, a release the table
+                         lacks, so that `cudnn-install 9.19` installs, and verifies, real libraries
+Usage: make-test-mirror.py OUTDIR [--real]
+"""
+import hashlib, importlib.util, json, os, random, subprocess, sys, tempfile
+
+here = os.path.dirname(os.path.abspath(__file__))
+spec = importlib.util.spec_from_file_location("corpus", os.path.join(here, "make-test-archives.py"))
+corpus = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(corpus)
+
+
+def archive(out, platform, version, build, cuda):
+    ext = ".zip" if platform.startswith("windows") else ".tar.xz"
+    top = f"cudnn-{platform}-{version}.{build}_cuda{cuda}-archive"
+    rel = f"cudnn/{platform}/{top}{ext}"
+    if platform.startswith("windows"):
+        files = corpus.windows(top, version, "bin/x64", "lib/x64")
+    else:
+        files = corpus.linux_v9(top, version)
+    noise = random.Random(f"{top}").randbytes(300_000)  # incompressible: the transfer is long enough to cut
+    files.file(f"{top}/include/cudnn_noise_v9.h", noise)
+    path = os.path.join(out, rel)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    if ext == ".zip":
+        corpus.write_zip(path, files)
+    else:
+        corpus.write_tar(path, files)
+    data = open(path, "rb").read()
+    return rel, {"relative_path": rel, "sha256": hashlib.sha256(data).hexdigest(), "size": str(len(data))}
+
+
+def manifest(out, label, full_version, entries):
+    body = {"release_date": "2026-12-01", "release_label": label, "release_product": "cudnn",
+            "cudnn": {"name": "NVIDIA CUDA Deep Neural Network library", "license": "cudnn",
+                      "version": full_version, "cuda_variant": ["12", "13"]}}
+    for platform, cuda, entry in entries:
+        body["cudnn"].setdefault(platform, {})[f"cuda{cuda}"] = entry
+    json.dump(body, open(os.path.join(out, f"redistrib_{label}.json"), "w"), indent=4)
+
+
+def main():
+    out = sys.argv[1]
+    os.makedirs(out, exist_ok=True)
+    entries = []
+    for platform in ["linux-x86_64", "windows-x86_64"]:
+        for cuda in ["12", "13"]:
+            entries.append((platform, cuda, archive(out, platform, "9.99.0", 1, cuda)[1]))
+    manifest(out, "9.99.0", "9.99.0.1", entries)
+    _, fake = archive(out, "linux-x86_64", "9.98.0", 1, "13")
+    os.remove(os.path.join(out, fake["relative_path"]))
+    manifest(out, "9.98.0", "9.98.0.1", [("linux-x86_64", "13", fake)])
+    _, liar = archive(out, "linux-x86_64", "9.10.2", 21, "12")
+    manifest(out, "9.10.2", "9.10.2.21", [("linux-x86_64", "12", liar)])
+    if "--real" in sys.argv[2:]:
+        add_real(out)
+
+
+def add_real(out):
+    with tempfile.TemporaryDirectory() as tmp:
+        run = subprocess.run(["bash", os.path.join(here, "make-test-archive.sh"), "--small", tmp],
+                             env={**os.environ, "CUDNN_BUILD": "99"}, capture_output=True, text=True)
+        if run.returncode != 0:
+            print(f"no real cuDNN packed ({run.returncode}): {run.stderr.strip()}", file=sys.stderr)
+            return
+        path = run.stdout.strip().splitlines()[0]
+        name = os.path.basename(path)
+        if "-9.19.0.99_cuda" not in name:
+            print(f"the real cuDNN here is {name}, not 9.19: not served", file=sys.stderr)
+            return
+        cuda = name.split("_cuda")[1].split("-")[0]
+        rel = f"cudnn/linux-x86_64/{name}"
+        os.makedirs(os.path.join(out, "cudnn/linux-x86_64"), exist_ok=True)
+        os.replace(path, os.path.join(out, rel))
+        data = open(os.path.join(out, rel), "rb").read()
+        entry = {"relative_path": rel, "sha256": hashlib.sha256(data).hexdigest(), "size": str(len(data))}
+        manifest(out, "9.19.0", "9.19.0.99", [("linux-x86_64", cuda, entry)])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# End to end: the real binary (libcurl, or WinHTTP under Wine) against scripts/mirror-server.py on
+# 127.0.0.1 serving a mirror tree from scripts/make-test-mirror.py, into a sandbox toolkit.
+# Usage: fetch_e2e.sh CLI [wine]
+set -uo pipefail
+cli=$1 runner=${2:-}
+here=$(cd "$(dirname "$0")/.." && pwd)
+work=$(mktemp -d)
+server_pid=""
+cleanup() {
+  [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null
+  rm -rf "$work"
+}
+trap cleanup EXIT
+failures=0 passes=0
+check() {  # check NAME COMMAND...: counts and reports
+  local name=$1; shift
+  if "$@"; then passes=$((passes + 1)); else failures=$((failures + 1)); echo "FAIL: $name"; fi
+}
+
+python3 "$here/scripts/make-test-mirror.py" "$work/mirror" --real || exit 1
+python3 "$here/scripts/mirror-server.py" "$work/mirror" --port-file "$work/port" --log "$work/server.log" \
+  --drop-after 100000 --lifetime 600 &
+server_pid=$!
+for _ in $(seq 100); do [ -s "$work/port" ] && break; sleep 0.1; done
+mirror="http://127.0.0.1:$(cat "$work/port")/"
+
+tk=$work/cuda-13.0
+mkdir -p "$tk/include" "$tk/lib" "$tk/bin" "$work/etc/ld.so.conf.d"
+echo "#define CUDA_VERSION 13000" > "$tk/include/cuda.h"
+echo cudart > "$tk/lib/libcudart.so.13"
+ln -s lib "$tk/lib64"
+export XDG_CACHE_HOME=$work/cache CUDNN_INSTALL_ETC=$work/etc CUDNN_INSTALL_LDCONFIG=true
+unset CUDNN_INSTALL_MIRROR http_proxy https_proxy HTTP_PROXY HTTPS_PROXY
+cache=$XDG_CACHE_HOME/cudnn-install
+run() { $runner "$cli" "$@" --cuda-root "$tk" > "$work/out" 2>&1; echo $? > "$work/rc"; }
+rc() { [ "$(cat "$work/rc")" = "$1" ] || { echo "exit $(cat "$work/rc"), expected $1:"; cat "$work/out"; return 1; }; }
+says() { grep -qF -- "$1" "$work/out" || { echo "output lacks '$1':"; cat "$work/out"; return 1; }; }
+a999=cudnn-linux-x86_64-9.99.0.1_cuda13-archive.tar.xz
+
+# list: the table's releases and the mirror's 9.99.0.1, for CUDA 13 on linux-x86_64
+run list --mirror "$mirror"
+check "list" rc 0
+check "list shows the mirror's release" says "9.99.0.1    $a999"
+check "list shows the table's releases" says "cudnn-linux-x86_64-9.13.0.50_cuda13-archive.tar.xz"
+
+# fetch: resolved from the mirror's manifest, the connection dropped at 100000 bytes, resumed
+run fetch 9.99 --mirror "$mirror" -o "$work/out-dir"
+check "fetch" rc 0
+check "fetch says why" says "CUDA 13.0 toolkit → $a999"
+check "the server dropped the first transfer" grep -q "$a999 - 200 dropped" "$work/server.log"
+check "the download resumed with a Range request" grep -q "$a999 bytes=100000- 206" "$work/server.log"
+check "the archive is in the cache, byte for byte" cmp "$cache/$a999" "$work/mirror/cudnn/linux-x86_64/$a999"
+check "and in -o DIR" cmp "$work/out-dir/$a999" "$cache/$a999"
+check "no .part is left" test ! -e "$cache/$a999.part"
+
+# a cached archive is never downloaded again; the manifests are revalidated with their ETag (304)
+gets=$(grep -c "$a999" "$work/server.log")
+run fetch 9.99 --mirror "$mirror"
+check "fetch again" rc 0
+check "fetch again says in the cache" says "in the cache: "
+check "no second download" test "$(grep -c "$a999" "$work/server.log")" = "$gets"
+check "manifest answered 304" grep -q "redistrib_9.99.0.json - 304" "$work/server.log"
+
+# refusals: a mirror that lies about a release the table knows, a 404, an unknown version, no variant
+run fetch 9.10.2 --cuda 12 --mirror "$mirror"
+check "wrong bytes refused" rc 2
+check "wrong bytes: the message" says "the mirror serves other bytes"
+check "wrong bytes: the manifest's value was not taken" says "another sha256 or size than the built-in table"
+check "wrong bytes are not kept" test ! -e "$cache/cudnn-linux-x86_64-9.10.2.21_cuda12-archive.tar.xz"
+run fetch 9.98 --mirror "$mirror"
+check "404 refused" rc 4
+check "404 message" says "HTTP 404"
+run fetch 9.97 --mirror "$mirror"
+check "unknown version" rc 2
+check "unknown version message" says "cuDNN 9.97 is not a release this tool knows of"
+run fetch 9.99 --cuda 11 --mirror "$mirror"
+check "no archive for CUDA 11" rc 2
+check "no archive for CUDA 11: what exists" says "linux-x86_64: CUDA 12, CUDA 13"
+
+# offline: the mirror unreachable, cached manifests and archives serve; the table alone resolves
+dead="http://127.0.0.1:9/"
+run fetch 9.99 --mirror "$dead"
+check "offline fetch of a cached archive" rc 0
+check "offline fetch says so" says "cannot be reached"
+run list --mirror "$dead"
+check "offline list" rc 0
+check "offline list has the table" says "cudnn-linux-x86_64-9.13.0.50_cuda13-archive.tar.xz"
+rm -rf "$cache/manifests"
+run fetch 9.19.0.56 --mirror "$dead"
+check "offline, no cache: resolved from the table, download fails" rc 4
+check "offline, no cache: the table's archive was chosen" says "cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz"
+
+# a full disk: the cache's writes fail (a file size limit); the .part is resumed later
+if [ -z "$runner" ]; then
+  rm -f "$cache/$a999"
+  (trap '' XFSZ; ulimit -f 64; exec "$cli" fetch 9.99 --mirror "$mirror" --cuda-root "$tk") > "$work/out" 2>&1
+  echo $? > "$work/rc"
+  check "full disk" rc 4
+  check "full disk message" says "cannot write"
+  run fetch 9.99 --mirror "$mirror"
+  check "after the full disk, fetch resumes" rc 0
+  check "resumed bytes are right" cmp "$cache/$a999" "$work/mirror/cudnn/linux-x86_64/$a999"
+fi
+
+# install by version: dry run writes nothing, then the real install, then a second run changes nothing
+run 9.99 --dry-run --mirror "$mirror"
+check "dry run" rc 0
+check "dry run writes nothing" test ! -e "$tk/include/cudnn_version.h"
+run 9.99 --yes --no-verify --mirror "$mirror"
+check "install 9.99" rc 0
+check "installed" grep -q "CUDNN_MINOR 99" "$tk/include/cudnn_version.h"
+run 9.99 --yes --no-verify --mirror "$mirror"
+check "second install: nothing to do" says "already installed here: nothing to do"
+run list --mirror "$mirror"
+check "list marks the installed one" says "* 9.99.0.1"
+
+if [ -e "$work/mirror/redistrib_9.19.0.json" ] && [ -z "$runner" ]; then
+  run 9.19 --yes --mirror "$mirror"
+  check "install 9.19 (real cuDNN) verified" rc 0
+  check "9.19 resolved to the mirror's build" says "→ cudnn-linux-x86_64-9.19.0.99_cuda13-archive.tar.xz"
+  check "9.19 verified" says "verify"
+else
+  echo "SKIP: no real cuDNN 9.19 on this machine (or under Wine): the verified install is not tested"
+fi
+
+echo "$passes passed, $failures failed"
+[ "$failures" = 0 ]
