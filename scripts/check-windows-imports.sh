@@ -4,7 +4,7 @@
 # Usage: scripts/check-windows-imports.sh path/to/cudnn-install.exe
 set -euo pipefail
 exe=$1
-allowed='^(kernel32|advapi32|user32|bcrypt|version|rstrtmgr|shell32|ole32|msvcrt|ucrtbase|api-ms-win-crt-[a-z0-9-]+)\.dll$'
+allowed='^(kernel32|advapi32|user32|bcrypt|version|rstrtmgr|winhttp|shell32|ole32|msvcrt|ucrtbase|api-ms-win-crt-[a-z0-9-]+)\.dll$'
 imports=$(x86_64-w64-mingw32-objdump -p "$exe" | sed -n 's/^\s*DLL Name: //p')
 [ -n "$imports" ] || { echo "no import table read from $exe" >&2; exit 1; }
 bad=$(printf '%s\n' "$imports" | tr 'A-Z' 'a-z' | grep -Ev "$allowed" || true)
