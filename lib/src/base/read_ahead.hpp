@@ -1,6 +1,7 @@
 // Reading a stream one chunk ahead of its consumer, on a second thread. The sha256 of an archive
-// (sha256_posix.cpp, sha256_win32.cpp) uses it so that copying a 700 MB archive out of the page
-// cache (0.08 s here) overlaps the hashing (0.37 s) instead of adding to it.
+// (integrity_sha256_posix.cpp, integrity_sha256_win32.cpp) uses it so that copying the archive out
+// of the page cache overlaps the hashing instead of adding to it (measured in
+// bench/results/install-speed-2026-12-03c.md).
 #pragma once
 #include <condition_variable>
 #include <cstdint>

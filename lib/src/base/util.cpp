@@ -66,7 +66,8 @@ std::string human_bytes(std::uint64_t bytes) {
 }
 
 // The number in the first line `#define NAME 9` (or `# define NAME (9)`) of a C header; a line
-// scan rather than std::regex, whose compilation cost more than the rest of a reinstall.
+// scan rather than std::regex, whose compilation was most of a reinstall's CPU time
+// (bench/results/install-speed-2026-12-03c.md).
 std::optional<int> define_value(std::string_view text, std::string_view name) {
   auto is_blank = [](char c) { return c == ' ' || c == '\t'; };
   auto skip_blanks = [&](std::string_view s) {
