@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 #include <memory>
 
+#include "answer.hpp"
 #include "cudnn_install/doctor.hpp"
 #include "cudnn_install/env.hpp"
 #include "cudnn_install/error.hpp"
@@ -68,8 +69,11 @@ struct Options {
   std::optional<std::filesystem::path> output_dir;  // fetch -o DIR
 };
 
-// Prints an error (text to stderr, or JSON to stdout) and returns its exit code.
+// The error that ends the command: text on stderr, or the answer's error (printed by main); returns
+// its exit code.
 int report_error(const Error& error, const Options& options);
+// An error after the command's work was done (ldconfig failed, say): a warning, the answer stands.
+void report_warning(const Error& error);
 // Sets up spdlog: stderr at the chosen verbosity, plus --log FILE when given.
 void setup_logging(const Options& options);
 

@@ -1,4 +1,5 @@
 #include <fmt/format.h>
+#include <spdlog/sinks/base_sink.h>
 #include <spdlog/sinks/basic_file_sink.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
@@ -6,10 +7,23 @@
 #include <cstdio>
 #include <iostream>
 
+#include "answer.hpp"
 #include "cli.hpp"
 #include "cudnn_install/report.hpp"
 
 namespace cudnn_install::cli {
+namespace {
+
+// With --json, the warnings also go into the answer: a script sees them without reading stderr.
+class AnswerWarnings : public spdlog::sinks::base_sink<std::mutex> {
+ protected:
+  void sink_it_(const spdlog::details::log_msg& msg) override {
+    answer().warn(std::string(msg.payload.data(), msg.payload.size()));
+  }
+  void flush_() override {}
+};
+
+}  // namespace
 
 ProcessRunner& process_runner() {
   static const std::unique_ptr<ProcessRunner> runner = make_process_runner();
@@ -29,11 +43,13 @@ std::string first_output_line(const std::vector<std::string>& argv) {
 int report_error(const Error& error, const Options& options) {
   spdlog::debug("error {}: {}", to_string(error.code), error.message);
   if (options.format == Format::Json)
-    std::cout << error_to_json(error).dump(2) << "\n";
+    answer().fail(error);  // main prints the answer, the error with what the command had found
   else
     std::cerr << "cudnn-install: error: " << error.message << "\n";
   return static_cast<int>(exit_code_for(error.code));
 }
+
+void report_warning(const Error& error) { spdlog::warn("{}", error.message); }
 
 void setup_logging(const Options& options) {
   auto console = std::make_shared<spdlog::sinks::stderr_color_sink_mt>();
@@ -49,6 +65,10 @@ void setup_logging(const Options& options) {
     } catch (const spdlog::spdlog_ex& e) {
       std::cerr << "cudnn-install: warning: cannot open log file: " << e.what() << "\n";
     }
+  }
+  if (options.format == Format::Json) {
+    sinks.push_back(std::make_shared<AnswerWarnings>());
+    sinks.back()->set_level(spdlog::level::warn);
   }
   auto logger = std::make_shared<spdlog::logger>("cudnn-install", sinks.begin(), sinks.end());
   logger->set_level(spdlog::level::debug);

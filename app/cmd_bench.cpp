@@ -85,8 +85,10 @@ int run(BenchRequest request, const Options& o) {
     services.on_result = [](const BenchResult& r) { std::cerr << render_bench_progress(r); };
   auto report = bench(request, services);
   if (!report) return report_error(report.error(), o);
-  if (o.format == Format::Json)
-    std::cout << bench_to_json(*report).dump(2) << "\n";
+  if (o.format == Format::Json && answer().kind() == "bench")
+    answer().merge(nested(bench_to_json(*report)));
+  else if (o.format == Format::Json)  // after an install
+    answer()["bench"] = nested(bench_to_json(*report));
   else
     std::cout << render_bench_text(*report);
   return static_cast<int>(bench_exit_code(*report));
@@ -113,7 +115,12 @@ int cmd_bench(const Options& o) {
   auto options = options_from(o.bench);
   if (!options) return report_error(options.error(), o);
   if (o.bench.list_shapes) {
-    std::cout << shapes_to_json(options->shapes).dump(2) << "\n";
+    if (o.format == Format::Json) {
+      answer().begin("shapes");
+      answer()["shapes"] = shapes_to_json(options->shapes);
+    } else {
+      std::cout << shapes_to_json(options->shapes).dump(2) << "\n";  // the list alone, as it always was
+    }
     return 0;
   }
   BenchRequest request;

@@ -36,7 +36,7 @@ int cmd_doctor(const Options& o) {
   if (!report) return report_error(report.error(), o);
   auto findings = run_doctor(gather(*toolkit, *report));
   if (o.format == Format::Json)
-    std::cout << doctor_to_json(findings, *toolkit).dump(2) << "\n";
+    answer().merge(nested(doctor_to_json(findings, *toolkit)));
   else
     std::cout << render_doctor_text(findings, *toolkit);
   for (const auto& f : findings)

@@ -100,17 +100,12 @@ int cmd_fetch(const Options& o) {
   if (!request) return report_error(request.error(), o);
   auto fetched = fetch_with_progress(*request, o);
   if (!fetched) return report_error(fetched.error(), o);
-  if (o.format == Format::Json)
-    std::cout << nlohmann::json{{"schema", "cudnn-install/1"},
-                                {"kind", "fetch"},
-                                {"changed", !fetched->download.from_cache},
-                                {"release", release_json(fetched->release)},
-                                {"archive", fetched->archive.string()},
-                                {"from_cache", fetched->download.from_cache},
-                                {"resumed", fetched->download.resumed},
-                                {"notes", fetched->notes}}
-                     .dump(2)
-              << "\n";
+  answer().merge({{"changed", !fetched->download.from_cache},
+                  {"release", release_json(fetched->release)},
+                  {"archive", fetched->archive.string()},
+                  {"from_cache", fetched->download.from_cache},
+                  {"resumed", fetched->download.resumed},
+                  {"notes", fetched->notes}});
   return 0;
 }
 
@@ -134,13 +129,7 @@ int cmd_list(const Options& o) {
       j["installed"] = is_installed(r);
       all.push_back(j);
     }
-    std::cout << nlohmann::json{{"schema", "cudnn-install/1"},
-                                {"kind", "list"},
-                                {"platform", *platform},
-                                {"cuda_major", cuda->major},
-                                {"releases", all}}
-                     .dump(2)
-              << "\n";
+    answer().merge({{"platform", *platform}, {"cuda_major", cuda->major}, {"releases", all}});
     return 0;
   }
   std::cout << fmt::format("cuDNN releases for {} on {} ({} archives; newest first)\n", cuda->why, *platform,
@@ -170,26 +159,24 @@ int cmd_install_version(Options o) {
     if (!std::filesystem::exists(cached)) {
       auto installed = installed_cudnn_version(*cuda->toolkit);
       bool changes = !installed || !installed->same_release(release->version);
-      if (o.format == Format::Json)
-        std::cout << nlohmann::json{{"schema", "cudnn-install/1"},
-                                    {"kind", "plan"},
-                                    {"dry_run", true},
-                                    {"changed", changes},
-                                    {"release", release_json(*release)},
-                                    {"toolkit", cuda->toolkit->root.string()}}
-                         .dump(2)
-                  << "\n";
-      else
+      answer().merge({{"dry_run", true},
+                      {"result", "dry_run"},
+                      {"changed", changes},
+                      {"release", release_json(*release)},
+                      {"toolkit", cuda->toolkit->root.string()}});
+      if (o.format == Format::Text)
         std::cout << cuda->why << " \u2192 " << release->file_name << "\ndry run: it is not in the cache ("
                   << request->cache_dir.string()
                   << "); a real run downloads it, then installs it. Nothing was written.\n";
       return 0;
     }
+    answer()["release"] = release_json(*release);
     o.archive = cached;
     o.manifest = manifest_of(*release, *request);
   } else {
     auto fetched = fetch_with_progress(*request, o);
     if (!fetched) return report_error(fetched.error(), o);
+    answer()["release"] = release_json(fetched->release);
     o.archive = fetched->archive;
     o.manifest = manifest_of(fetched->release, *request);
   }

@@ -62,6 +62,7 @@ EnvChanged env_changed_by(const Plan& plan) {
 }
 
 void print_env_step(const EnvStep& env, const Options& o) {
+  if (o.format == Format::Json) answer()["environment"] = env.lines;
   if (o.format != Format::Text || o.verbosity == Verbosity::Quiet) return;
   for (const auto& line : env.lines) std::cout << line << "\n";
 }
@@ -70,13 +71,13 @@ void print_plan(const Plan& plan, const Inspected& in, const Toolkit& toolkit, c
   const IntegrityCheck& integrity = in.integrity;
   bool match = integrity.verdict == IntegrityCheck::Verdict::Match;
   if (o.format == Format::Json) {
-    auto j = plan_to_json(plan, in.archive, toolkit);
-    j["integrity"] = {{"sha256", integrity.sha256},
-                      {"verdict", match ? "match" : "unknown"},
-                      {"source", integrity.source},
-                      {"note", integrity.note},
-                      {"remembered_at", in.remembered_at}};
-    std::cout << j.dump(2) << "\n";
+    answer()["toolkit"] = toolkit.root.string();
+    answer()["plan"] = nested(plan_to_json(plan, in.archive, toolkit));
+    answer()["integrity"] = {{"sha256", integrity.sha256},
+                             {"verdict", match ? "match" : "unknown"},
+                             {"source", integrity.source},
+                             {"note", integrity.note},
+                             {"remembered_at", in.remembered_at}};
   } else if (o.verbosity != Verbosity::Quiet) {
     std::cout << "sha256   " << integrity.sha256 << "\n         "
               << (match ? "matches " + integrity.source : "not checked: unknown archive (see the warning)") << "\n";
@@ -113,6 +114,12 @@ Result<void> confirm(const Options& o) {
 
 namespace {
 
+// The command that undoes the install, as argv: this very program, so that a script need not find it on PATH.
+std::vector<std::string> undo_command(const Toolkit& toolkit) {
+  auto exe = current_executable().u8string(), root = toolkit.root.u8string();  // UTF-8, as JSON is
+  return {std::string(exe.begin(), exe.end()), "--rollback", "--cuda-root", std::string(root.begin(), root.end())};
+}
+
 int apply(const ArchiveInfo& archive, const Toolkit& toolkit, const Plan& plan, const std::string& sha256,
           Session& session, const Options& o) {
   ProgressBar bar(o);
@@ -123,12 +130,19 @@ int apply(const ArchiveInfo& archive, const Toolkit& toolkit, const Plan& plan, 
   options.in_use = o.replace_in_use ? InUse::RenameAside : InUse::Refuse;
   auto outcome = apply_plan(*session.fs, toolkit.root, archive, plan, options);
   if (!outcome) return report_error(outcome.error(), o);
+  answer()["result"] = "installed";
+  answer()["changed"] = true;
+  answer()["transaction"] = {{"id", outcome->id},
+                             {"files_written", outcome->files_written},
+                             {"files_removed", outcome->files_removed},
+                             {"files_unchanged", outcome->files_unchanged},
+                             {"undo", undo_command(toolkit)}};
   if (o.format == Format::Text && o.verbosity != Verbosity::Quiet)
     std::cout << "\ninstalled cuDNN " << plan.cudnn_version << " into " << toolkit.root.string() << " (transaction "
               << outcome->id << "): " << outcome->files_written << " files written, " << outcome->files_removed
               << " removed, " << outcome->files_unchanged
               << " unchanged.\nundo with: cudnn-install --rollback --cuda-root " << toolkit.root.string() << "\n";
-  if (o.replace_in_use && o.verbosity != Verbosity::Quiet)
+  if (o.replace_in_use && o.format == Format::Text && o.verbosity != Verbosity::Quiet)
     std::cout << "--replace-in-use: programs that had old cuDNN DLLs loaded keep them until they restart (or until a "
                  "reboot); the old files are deleted once no program uses them.\n";
   spdlog::info("committed transaction {}", outcome->id);
@@ -155,8 +169,11 @@ int dry_run(const Toolkit& toolkit, const Options& o) {
   if (has_pending_journal(toolkit.root))
     spdlog::warn("an interrupted transaction is pending in {}; the next real run will restore it first",
                  toolkit.root.string());
+  answer()["dry_run"] = true;
+  answer()["result"] = "dry_run";
   auto planned = plan_and_show(*inspected, toolkit, *fs, o);
   if (!planned) return report_error(planned.error(), o);
+  answer()["changed"] = planned->plan.changes_anything();  // what the real run would do
   if (o.format == Format::Text) std::cout << "dry run: nothing was written.\n";
   return 0;
 }
@@ -177,6 +194,7 @@ int cmd_install(const Options& o) {
   if (!planned) return report_error(planned.error(), o);
   const Plan& plan = planned->plan;
   if (!plan.changes_anything()) {
+    answer()["result"] = "already_installed";
     remember(*session->fs, *toolkit, *inspected);
     if (planned->files_read > 0) stamp_installed(*session->fs, *toolkit, plan);
     if (o.format == Format::Text)  // the blank line parts it from the plan, which -q does not show

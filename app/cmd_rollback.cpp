@@ -1,6 +1,5 @@
 // `cudnn-install --rollback`: undo the newest committed transaction, byte for byte.
 #include <iostream>
-#include <nlohmann/json.hpp>
 
 #include "cli.hpp"
 #include "cudnn_install/toolkit.hpp"
@@ -15,15 +14,11 @@ int cmd_rollback(const Options& o) {
   auto undone = rollback_last(*opened->session.fs, toolkit->root, opened->session.env.get());
   if (!undone) return report_error(undone.error(), o);
   after_env_change({!undone->outside_root.empty(), !undone->path_entry.empty()}, o);
-  if (o.format == Format::Json)
-    std::cout << nlohmann::json{{"schema", "cudnn-install/1"},
-                                {"kind", "rollback"},
-                                {"id", undone->id},
-                                {"archive", undone->archive},
-                                {"cudnn_version", undone->cudnn_version}}
-                     .dump(2)
-              << "\n";
-  else if (o.verbosity != Verbosity::Quiet)
+  answer()["changed"] = true;
+  answer()["toolkit"] = toolkit->root.string();
+  answer()["transaction"] = {
+      {"id", undone->id}, {"archive", undone->archive}, {"cudnn_version", undone->cudnn_version}};
+  if (o.format == Format::Text && o.verbosity != Verbosity::Quiet)
     std::cout << "rolled back transaction " << undone->id << " (cuDNN " << undone->cudnn_version << " from "
               << undone->archive << "): " << toolkit->root.string() << " is as it was before.\n";
   return 0;

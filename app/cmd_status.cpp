@@ -21,7 +21,7 @@ std::string installed_cudnn(const Toolkit& tk) {
 nlohmann::json toolkit_status(const Toolkit& tk, const Options& o) {
   if (has_pending_journal(tk.root)) {
     auto session = open_session(tk.root, o);  // recovers, and says so
-    if (!session) report_error(session.error(), o);
+    if (!session) report_warning(session.error());
   }
   auto fs = make_real_filesystem();
   nlohmann::json history = nlohmann::json::array();
@@ -71,7 +71,7 @@ int cmd_status(const Options& o) {
   nlohmann::json all = nlohmann::json::array();
   for (const auto& tk : toolkits) all.push_back(toolkit_status(tk, o));
   if (o.format == Format::Json) {
-    std::cout << nlohmann::json{{"schema", "cudnn-install/1"}, {"kind", "status"}, {"toolkits", all}}.dump(2) << "\n";
+    answer()["toolkits"] = all;
   } else {
     if (all.empty()) std::cout << "no CUDA toolkit found (pass --cuda-root DIR)\n";
     for (const auto& tk : all) print_text(tk);

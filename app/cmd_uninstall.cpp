@@ -17,7 +17,10 @@ int remove_found_in_place(const Toolkit& tk, Session& session, const std::map<st
   options.operation = "uninstall";
   auto outcome = apply_plan(*session.fs, tk.root, ArchiveInfo{}, plan, options);
   if (!outcome) return report_error(outcome.error(), o);
-  if (o.verbosity != Verbosity::Quiet)
+  answer()["changed"] = true;
+  answer()["removed"] = {{"transaction", outcome->id}, {"files", outcome->files_removed}};
+  answer()["left_in_place"] = nlohmann::json::array();
+  if (o.format == Format::Text && o.verbosity != Verbosity::Quiet)
     std::cout << "removed " << outcome->files_removed << " cuDNN files not installed by cudnn-install (transaction "
               << outcome->id << "; --rollback restores them).\n";
   return 0;
@@ -30,6 +33,7 @@ int cmd_uninstall(const Options& o) {
   if (!opened) return report_error(opened.error(), o);
   const Toolkit* toolkit = &opened->toolkit;
   Session* session = &opened->session;
+  answer()["toolkit"] = toolkit->root.string();
   auto history = read_history(*session->fs, toolkit->root);
   if (!history) return report_error(history.error(), o);
   if (history->empty() && cudnn_files_in(*session->fs, *toolkit).empty())
@@ -37,8 +41,13 @@ int cmd_uninstall(const Options& o) {
   if (auto ok = confirm(o); !ok) return report_error(ok.error(), o);
   auto undone = uninstall_all(*session->fs, toolkit->root, session->env.get());
   if (!undone) return report_error(undone.error(), o);
+  for (const auto& u : *undone) {
+    answer()["changed"] = true;
+    answer()["undone"].push_back(
+        {{"id", u.id}, {"operation", u.operation}, {"cudnn_version", u.cudnn_version}, {"archive", u.archive}});
+  }
   for (const auto& u : *undone)
-    if (o.verbosity != Verbosity::Quiet)
+    if (o.format == Format::Text && o.verbosity != Verbosity::Quiet)
       std::cout << "undone: " << u.operation << " of cuDNN " << u.cudnn_version << " from " << u.archive << " (" << u.id
                 << ")\n";
   EnvChanged changed;
@@ -46,7 +55,9 @@ int cmd_uninstall(const Options& o) {
   after_env_change(changed, o);
   auto left = cudnn_files_in(*session->fs, *toolkit);
   if (left.empty()) return 0;
+  for (const auto& [path, file] : left) answer()["left_in_place"].push_back(path);
   if (o.force) return remove_found_in_place(*toolkit, *session, left, o);
+  if (o.format == Format::Json) return 0;
   std::cout << "left in place: " << left.size() << " cuDNN files that cudnn-install did not install:\n";
   for (const auto& [path, file] : left) std::cout << "  " << path << "\n";
   std::cout << "pass --force to remove them too (journalled: --rollback restores them).\n";

@@ -13,8 +13,10 @@ int run_verify(const Toolkit& toolkit, const std::string& expected_version, cons
   options.probe_command = probe_command();
   auto report = verify_install(toolkit, options, process_runner());
   if (!report) return report_error(report.error(), o);
-  if (o.format == Format::Json)
-    std::cout << verify_to_json(*report).dump(2) << "\n";
+  if (o.format == Format::Json && answer().kind() == "verify")
+    answer().merge(nested(verify_to_json(*report)));
+  else if (o.format == Format::Json)  // after an install
+    answer()["verification"] = nested(verify_to_json(*report));
   else if (o.verbosity != Verbosity::Quiet || !report->ok())
     std::cout << render_verify_text(*report);
   if (!report->ok()) return static_cast<int>(ExitCode::VerifyFailed);

@@ -41,7 +41,7 @@ Result<EnvStep> plan_env_step(const Toolkit& tk, int cudnn_major, const Options&
 
 void after_env_change(const EnvChanged& changed, const Options& o) {
   if (!changed.loader_config) return;
-  if (auto r = run_ldconfig(system_loader_env(), process_runner()); !r) report_error(r.error(), o);
+  if (auto r = run_ldconfig(system_loader_env(), process_runner()); !r) report_warning(r.error());
 }
 
 std::unique_ptr<EnvStore> open_env_store() { return nullptr; }  // Linux has no registry PATH

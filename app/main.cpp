@@ -25,7 +25,8 @@ choice), 4 I/O failure (rolled back), 5 verification failed, 6 nothing to do.)";
 
 void add_common(CLI::App& app, cudnn_install::cli::Options& o, bool& json, bool& quiet, bool& verbose) {
   app.add_option("--cuda-root", o.cuda_root, "CUDA toolkit directory (default: detected)");
-  app.add_flag("--json", json, "machine-readable output (schema cudnn-install/1)");
+  app.add_flag("--json", json,
+               "one JSON object on stdout, errors included (schema cudnn-install/2, docs/json-schema.md)");
   app.add_flag("-q,--quiet", quiet, "only errors");
   app.add_flag("-v,--verbose", verbose, "debug messages on stderr");
   app.add_option("--log", o.log_file, "write a detailed log to FILE");
@@ -45,6 +46,75 @@ void add_fetch_commands(CLI::App& app, cudnn_install::cli::Options& o, bool& jso
     sub->add_option("--mirror", o.mirror, "a directory laid out like NVIDIA's redist directory");
   }
 }
+
+// --json before any "--": known before parsing, so that a command line CLI11 rejects still gets
+// its answer as JSON.
+bool asks_for_json(int argc, char** argv) {
+  for (int i = 1; i < argc && std::string(argv[i]) != "--"; ++i)
+    if (std::string(argv[i]) == "--json") return true;
+  return false;
+}
+
+// What CLI11 ends a parse with: help and --version (exit 0), or a usage error (exit 1, whatever
+// CLI11's own code: the README's table has one code for every bad command line).
+int parse_ended(const CLI::App& app, const CLI::ParseError& e, cudnn_install::cli::Format format) {
+  using namespace cudnn_install::cli;
+  bool help = dynamic_cast<const CLI::CallForHelp*>(&e) || dynamic_cast<const CLI::CallForAllHelp*>(&e);
+  bool version = dynamic_cast<const CLI::CallForVersion*>(&e) != nullptr;
+  if (format == Format::Text) {
+    if (help || version) return app.exit(e);
+    std::cerr << "cudnn-install: error: " << e.what() << "\nRun with --help for more information.\n";
+    return 1;
+  }
+  if (help || version) {
+    answer().begin(help ? "help" : "version");
+    if (help) answer()["text"] = app.help();
+    if (version) answer()["version"] = CUDNN_INSTALL_VERSION;
+    return 0;
+  }
+  answer().fail(
+      {cudnn_install::ErrorCode::Usage, std::string(e.what()) + "; cudnn-install --help shows the usage", ""});
+  return 1;
+}
+
+// The command the parsed line asks for, as the answer's kind.
+std::string command_of(const CLI::App& app, bool rollback) {
+  for (const auto* sub : app.get_subcommands()) return sub->get_name();
+  return rollback ? "rollback" : "install";
+}
+
+int dispatch(const std::string& command, CLI::App& app, cudnn_install::cli::Options& o) {
+  using namespace cudnn_install::cli;
+  if (command == "status") return cmd_status(o);
+  if (command == "verify") return cmd_verify(o);
+  if (command == "bench") return cmd_bench(o);
+  if (command == "uninstall") return cmd_uninstall(o);
+  if (command == "doctor") return cmd_doctor(o);
+  if (command == "fetch") return cmd_fetch(o);
+  if (command == "list") return cmd_list(o);
+  if (command == "rollback") return cmd_rollback(o);
+  if (o.archive.empty()) {
+    int rc =
+        report_error({cudnn_install::ErrorCode::Usage, "no archive given: name a cuDNN archive or a version", ""}, o);
+    if (o.format == Format::Text) std::cerr << "\n" << app.help();
+    return rc;
+  }
+  if (cudnn_install::looks_like_version(o.archive.string()) && !std::filesystem::exists(o.archive))
+    return cmd_install_version(o);
+  return cmd_install(o);
+}
+
+// With --json, stdout carries the answer alone: anything else a command prints goes to stderr.
+class StdoutToStderr {
+ public:
+  explicit StdoutToStderr(bool active) : saved_(active ? std::cout.rdbuf(std::cerr.rdbuf()) : nullptr) {}
+  ~StdoutToStderr() {
+    if (saved_) std::cout.rdbuf(saved_);
+  }
+
+ private:
+  std::streambuf* saved_;
+};
 
 }  // namespace
 
@@ -91,30 +161,22 @@ int main(int argc, char** argv) {
       ->add_flag("--force", o.force, "also remove cuDNN files cudnn-install did not install");
   app.get_subcommand("uninstall")->add_flag("-y,--yes", yes, "do not ask for confirmation");
   add_fetch_commands(app, o, json, quiet, verbose);
+  o.format = asks_for_json(argc, argv) ? Format::Json : Format::Text;
+  int rc = 0;
   try {
     app.parse(argc, argv);
+    o.mode = dry_run ? Mode::DryRun : Mode::Apply;
+    o.confirm = yes ? Confirm::AssumeYes : Confirm::Ask;
+    o.format = json ? Format::Json : Format::Text;
+    o.verbosity = quiet ? Verbosity::Quiet : verbose ? Verbosity::Verbose : Verbosity::Normal;
+    setup_logging(o);
+    std::string command = command_of(app, rollback);
+    answer().begin(command);
+    StdoutToStderr redirect(o.format == Format::Json);
+    rc = dispatch(command, app, o);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    rc = parse_ended(app, e, o.format);
   }
-  o.mode = dry_run ? Mode::DryRun : Mode::Apply;
-  o.confirm = yes ? Confirm::AssumeYes : Confirm::Ask;
-  o.format = json ? Format::Json : Format::Text;
-  o.verbosity = quiet ? Verbosity::Quiet : verbose ? Verbosity::Verbose : Verbosity::Normal;
-  setup_logging(o);
-  for (auto* sub : app.get_subcommands()) {
-    if (sub->get_name() == "status") return cmd_status(o);
-    if (sub->get_name() == "verify") return cmd_verify(o);
-    if (sub->get_name() == "bench") return cmd_bench(o);
-    if (sub->get_name() == "uninstall") return cmd_uninstall(o);
-    if (sub->get_name() == "doctor") return cmd_doctor(o);
-    if (sub->get_name() == "fetch") return cmd_fetch(o);
-    if (sub->get_name() == "list") return cmd_list(o);
-  }
-  if (rollback) return cmd_rollback(o);
-  if (o.archive.empty()) {
-    std::cerr << "cudnn-install: error: no archive given\n\n" << app.help();
-    return 1;
-  }
-  if (cudnn_install::looks_like_version(o.archive.string()) && !std::filesystem::exists(o.archive)) return cmd_install_version(o);
-  return cmd_install(o);
+  if (o.format == Format::Json) std::cout << answer().to_json(rc).dump(2) << "\n";
+  return rc;
 }

@@ -13,6 +13,7 @@ packages=(
   clang-16 libclang-rt-16-dev   # scripts/fuzz.sh (libFuzzer)
   bc time                  # bench/install-speed.sh
   ansible-core             # the Ansible role's test (packaging/ansible)
+  python3-jsonschema       # the JSON answers checked against docs/schema (scripts/check-json-answer.py)
 )
 missing=()
 for p in "${packages[@]}"; do

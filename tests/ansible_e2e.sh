@@ -14,6 +14,11 @@ trap cleanup EXIT
 failures=0 passes=0
 check() { local name=$1; shift; if "$@"; then passes=$((passes + 1)); else failures=$((failures + 1)); echo "FAIL: $name"; fi; }
 
+# The role runs the tool through the JSON contract's check: an answer that breaks it exits 99.
+printf '#!/bin/sh\nexec bash "%s/tests/support/json-answer.sh" "%s" "$@"\n' "$here" "$cli" > "$work/cli"
+chmod +x "$work/cli"
+cli=$work/cli
+
 python3 "$here/scripts/make-test-mirror.py" "$work/mirror" || exit 1
 python3 "$here/scripts/mirror-server.py" "$work/mirror" --port-file "$work/port" --lifetime 600 &
 server_pid=$!

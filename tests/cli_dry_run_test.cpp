@@ -74,10 +74,11 @@ TEST(CliDryRun, JsonPlanHasTheVersionedSchema) {
                   &out);
   ASSERT_EQ(rc, 0) << out;
   auto j = nlohmann::json::parse(out);
-  EXPECT_EQ(j["schema"], "cudnn-install/1");
-  EXPECT_EQ(j["kind"], "plan");
-  EXPECT_EQ(j["archive"]["header_version_number"], 91900);
-  EXPECT_EQ(j["totals"]["create"], j["steps"].size());
+  EXPECT_EQ(j["schema"], "cudnn-install/2");
+  EXPECT_EQ(j["kind"], "install");
+  EXPECT_EQ(j["dry_run"], true);
+  EXPECT_EQ(j["plan"]["archive"]["header_version_number"], 91900);
+  EXPECT_EQ(j["plan"]["totals"]["create"], j["plan"]["steps"].size());
 }
 
 TEST(CliDryRun, RefusalsHaveExitCodesAndChangeNothing) {

@@ -115,6 +115,31 @@ check "second install: nothing to do" says "already installed here: nothing to d
 run list --mirror "$mirror"
 check "list marks the installed one" says "* 9.99.0.1"
 
+# --json: one answer each, checked against docs/schema by tests/support/json-answer.sh (exit 99 when not)
+jrun() {
+  bash "$here/tests/support/json-answer.sh" $runner "$cli" "$@" --json --cuda-root "$tk" > "$work/out" 2> "$work/err"
+  echo $? > "$work/rc"
+}
+jrun list --mirror "$mirror"
+check "list --json" rc 0
+check "list --json: the kind" says '"kind": "list"'
+jrun fetch 9.99 --mirror "$mirror"
+check "fetch --json" rc 0
+check "fetch --json: from the cache" says '"from_cache": true'
+jrun fetch 9.97 --mirror "$mirror"
+check "fetch --json of an unknown version" rc 2
+check "fetch --json: one error" says '"code": "no-release"'
+jrun 9.99 --yes --no-verify --mirror "$mirror"
+check "install --json again" rc 0
+check "install --json: already installed" says '"result": "already_installed"'
+jrun uninstall --yes
+check "uninstall --json" rc 0
+check "uninstall --json: undone" says '"operation": "install"'
+rm -f "$cache/$a999"
+jrun 9.99 --dry-run --mirror "$mirror"
+check "dry run --json of an archive not downloaded" rc 0
+check "dry run --json: the release, no plan yet" says '"plan": null'
+
 # NOT YET: the real cuDNN 9.19.0.99 from the mirror installs, but its verification failed (exit 5) in the
 # last run before the deadline; the cause is not known, so that case is left out here.
 

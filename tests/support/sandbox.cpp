@@ -75,7 +75,24 @@ std::string archive_args(const fs::path& archive) {
   return "--manifest " + manifest.string() + " " + archive.string();
 }
 
-int run_command(const std::string& command, std::string* output) {
+#if !defined(_WIN32) && defined(CLI_PATH) && defined(SOURCE_DIR)
+namespace {
+// Every --json answer of the real binary goes through the contract's check (tests/support/json-answer.sh):
+// one object, valid against docs/schema/<kind>.json, its exit_code the process's.
+std::string with_json_check(const std::string& command) {
+  std::size_t at = command.find(CLI_PATH);
+  if (at == std::string::npos || command.find(" --json", at) == std::string::npos) return command;
+  std::string checked = command;
+  checked.insert(at, std::string("bash '") + SOURCE_DIR + "/tests/support/json-answer.sh' ");
+  return checked;
+}
+}  // namespace
+#else
+static std::string with_json_check(const std::string& command) { return command; }
+#endif
+
+int run_command(const std::string& plain_command, std::string* output) {
+  std::string command = with_json_check(plain_command);
 #ifdef _WIN32
   FILE* pipe = _popen(("\"" + command + " 2>&1\"").c_str(), "r");  // cmd /c strips the outer quotes
 #else

@@ -10,7 +10,8 @@
 
 namespace cudnn_install {
 
-inline constexpr const char* kJsonSchema = "cudnn-install/1";
+// The id of every JSON answer; /2: one object per invocation, with kind and exit_code (docs/json-schema.md).
+inline constexpr const char* kJsonSchema = "cudnn-install/2";
 
 std::string render_plan_text(const Plan& plan, const ArchiveInfo& archive, const Toolkit& toolkit);
 nlohmann::json plan_to_json(const Plan& plan, const ArchiveInfo& archive, const Toolkit& toolkit);
