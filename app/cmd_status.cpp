@@ -18,14 +18,18 @@ std::string installed_cudnn(const Toolkit& tk) {
   return v ? v->to_string() : std::string();
 }
 
-nlohmann::json toolkit_status(const Toolkit& tk, const Options& o) {
+// `rc` becomes the exit code of a state that could not be recovered or read (a record that cannot be
+// trusted, a damaged journal: exit 3); what could be read is shown all the same.
+nlohmann::json toolkit_status(const Toolkit& tk, const Options& o, int& rc) {
   if (has_pending_journal(tk.root)) {
     auto session = open_session(tk.root, o);  // recovers, and says so
-    if (!session) report_warning(session.error());
+    if (!session) rc = report_error(session.error(), o);
   }
   auto fs = make_real_filesystem();
   nlohmann::json history = nlohmann::json::array();
-  if (auto items = read_history(*fs, tk.root))
+  auto items = read_history(*fs, tk.root);
+  if (!items) rc = report_error(items.error(), o);
+  if (items)
     for (const auto& h : *items)
       history.push_back({{"id", h.id},
                          {"operation", h.operation},
@@ -69,14 +73,15 @@ int cmd_status(const Options& o) {
     toolkits = find_toolkits(search);
   }
   nlohmann::json all = nlohmann::json::array();
-  for (const auto& tk : toolkits) all.push_back(toolkit_status(tk, o));
+  int rc = 0;
+  for (const auto& tk : toolkits) all.push_back(toolkit_status(tk, o, rc));
   if (o.format == Format::Json) {
     answer()["toolkits"] = all;
   } else {
     if (all.empty()) std::cout << "no CUDA toolkit found (pass --cuda-root DIR)\n";
     for (const auto& tk : all) print_text(tk);
   }
-  return 0;
+  return rc;
 }
 
 }  // namespace cudnn_install::cli

@@ -13,6 +13,13 @@ namespace cudnn_install::cli {
 namespace {
 
 void log_into_state_dir(const std::filesystem::path& root) {
+  std::error_code ec;  // the log is appended to only when it is a plain file (or absent): never through a link
+  auto type = std::filesystem::symlink_status(state_dir(root) / "cudnn-install.log", ec).type();
+  if (type != std::filesystem::file_type::not_found && type != std::filesystem::file_type::regular) {
+    spdlog::warn("no log in the state directory: {} is not a regular file",
+                 (state_dir(root) / "cudnn-install.log").string());
+    return;
+  }
   try {
     auto sink = std::make_shared<spdlog::sinks::basic_file_sink_mt>((state_dir(root) / "cudnn-install.log").string());
     sink->set_level(spdlog::level::info);

@@ -4,6 +4,7 @@
 #include "archive_read_progress.hpp"
 #include "base/try.hpp"
 #include "cudnn_install/archive.hpp"
+#include "txn_validate.hpp"
 
 namespace fs = std::filesystem;
 
@@ -95,7 +96,7 @@ Result<ArchiveInfo> inspect_and_spool(const fs::path& path, NameCheck check, Fil
 }
 
 Result<void> remove_spool(FileSystem& fs, const fs::path& spool_dir) {
-  TRY_ASSIGN(auto there, fs.stat(spool_dir));
+  TRY_ASSIGN(bool there, state_subdir(fs, spool_dir));  // never listed through a symlink
   if (!there) return {};
   TRY_ASSIGN(auto names, fs.list_dir(spool_dir));
   for (const auto& name : names) TRY(fs.remove(spool_dir / name));

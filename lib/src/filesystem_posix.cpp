@@ -24,6 +24,8 @@ std::unexpected<Error> os_error(const std::string& what, const fs::path& path, i
     hint = " (permission denied: run with the rights to change the toolkit)";
   else if (err == EXDEV)
     hint = " (the state directory is on another filesystem)";
+  else if (err == ELOOP)
+    hint = " (a symbolic link where cudnn-install keeps its own files: not followed)";
   return fail(ErrorCode::Io, what + " '" + path.string() + "': " + std::strerror(err) + hint, path.string());
 }
 
@@ -99,7 +101,7 @@ class PosixFileSystem final : public FileSystem {
     return {};
   }
   Result<void> append_durable(const fs::path& path, std::string_view bytes) override {
-    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd < 0) return os_error("cannot open", path);
     PosixOutputFile file(fd, path);
     TRY(file.write(bytes));
@@ -133,9 +135,17 @@ class PosixFileSystem final : public FileSystem {
                         static_cast<std::uint64_t>(st.st_size), ns(st.st_mtim), ns(st.st_ctim)};
   }
   Result<std::string> read_file(const fs::path& path) override {
-    auto text = util::read_text_file(path);
-    if (!text) return os_error("cannot read", path);
-    return *text;
+    int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return os_error("cannot read", path);
+    std::string text;
+    char buf[65536];
+    ssize_t n = 0;
+    while ((n = ::read(fd, buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR))
+      if (n > 0) text.append(buf, static_cast<std::size_t>(n));
+    int err = errno;
+    ::close(fd);
+    if (n < 0) return os_error("cannot read", path, err);
+    return text;
   }
   Result<std::vector<std::string>> list_dir(const fs::path& path) override {
     DIR* dir = ::opendir(path.c_str());

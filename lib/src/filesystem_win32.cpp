@@ -26,6 +26,20 @@ std::unexpected<Error> os_error(const std::string& what, const fs::path& path, D
   return fail(ErrorCode::Io, what + " '" + path.string() + "': " + win32::error_text(err) + hint, path.string());
 }
 
+// The state files are opened as themselves (FILE_FLAG_OPEN_REPARSE_POINT): a symlink or junction
+// there is refused, never followed.
+Result<void> refuse_reparse_point(HANDLE h, const fs::path& path) {
+  BY_HANDLE_FILE_INFORMATION info;
+  if (!GetFileInformationByHandle(h, &info)) return os_error("cannot inspect", path);
+  if (info.dwFileAttributes & FILE_ATTRIBUTE_REPARSE_POINT)
+    return fail(ErrorCode::Conflict,
+                "'" + path.string() +
+                    "' is a symbolic link or junction where cudnn-install keeps its own files: "
+                    "not followed. Look at it, remove it and run again.",
+                path.string());
+  return {};
+}
+
 class Win32OutputFile final : public OutputFile {
  public:
   Win32OutputFile(HANDLE h, fs::path path) : h_(h), path_(std::move(path)) {}
@@ -101,10 +115,11 @@ class Win32FileSystem final : public FileSystem {
   }
   Result<void> sync_dir(const fs::path&) override { return {}; }
   Result<void> append_durable(const fs::path& path, std::string_view bytes) override {
-    HANDLE h = CreateFileW(path.c_str(), FILE_APPEND_DATA, FILE_SHARE_READ, nullptr, OPEN_ALWAYS, FILE_ATTRIBUTE_NORMAL,
-                           nullptr);
+    HANDLE h = CreateFileW(path.c_str(), FILE_APPEND_DATA | FILE_READ_ATTRIBUTES, FILE_SHARE_READ, nullptr, OPEN_ALWAYS,
+                           FILE_ATTRIBUTE_NORMAL | FILE_FLAG_OPEN_REPARSE_POINT, nullptr);
     if (h == INVALID_HANDLE_VALUE) return os_error("cannot open", path);
     Win32OutputFile file(h, path);
+    TRY(refuse_reparse_point(h, path));
     TRY(file.write(bytes));
     return file.sync_and_close();
   }
@@ -140,9 +155,16 @@ class Win32FileSystem final : public FileSystem {
                         basic.ChangeTime.QuadPart};
   }
   Result<std::string> read_file(const fs::path& path) override {
-    auto text = util::read_text_file(path);
-    if (!text) return os_error("cannot read", path);
-    return *text;
+    win32::Handle h(CreateFileW(path.c_str(), GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
+                                nullptr, OPEN_EXISTING, FILE_FLAG_OPEN_REPARSE_POINT, nullptr));
+    if (!h.valid()) return os_error("cannot read", path);
+    TRY(refuse_reparse_point(h.get(), path));
+    std::string text;
+    char buf[65536];
+    for (DWORD n = 0;; text.append(buf, n)) {
+      if (!ReadFile(h.get(), buf, sizeof buf, &n, nullptr)) return os_error("cannot read", path);
+      if (n == 0) return text;
+    }
   }
   Result<std::vector<std::string>> list_dir(const fs::path& path) override {
     WIN32_FIND_DATAW found;

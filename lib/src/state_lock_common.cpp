@@ -8,14 +8,17 @@ namespace fs = std::filesystem;
 namespace cudnn_install {
 
 Result<fs::path> prepare_lock_file(const fs::path& root) {
-  std::error_code ec;
-  fs::create_directories(state_dir(root), ec);
-  if (ec)
-    return fail(ErrorCode::Io,
-                "cannot create '" + state_dir(root).string() + "': " + ec.message() +
-                    " (run with the rights to change the toolkit: root, or an administrator on Windows)",
-                state_dir(root).string());
+  if (auto r = open_state_dir(root); !r) return std::unexpected(r.error());
   return state_dir(root) / "lock";
+}
+
+std::unexpected<Error> untrusted_state(const fs::path& path, const std::string& why) {
+  return fail(ErrorCode::Conflict,
+              "'" + path.string() + "' " + why +
+                  ", so cudnn-install does not use it: whoever could change it could lead the tool's writes "
+                  "outside the toolkit. Nothing was changed. Look at it, then remove it (or fix its owner and "
+                  "mode) and run again.",
+              path.string());
 }
 
 std::unexpected<Error> lock_held(const fs::path& root, const fs::path& lock, std::optional<long> holder) {

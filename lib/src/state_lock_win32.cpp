@@ -43,16 +43,54 @@ class Win32StateLock final : public StateLock {
   std::optional<long> stale_;
 };
 
+// The lock file is opened as itself, never through a symlink or junction, and only a plain file
+// with no other hard link is written: the PID written into it would truncate any other file.
+Result<HANDLE> open_lock_file(const fs::path& path) {
+  HANDLE h = CreateFileW(path.c_str(), GENERIC_READ | GENERIC_WRITE, FILE_SHARE_READ | FILE_SHARE_WRITE, nullptr,
+                         OPEN_ALWAYS, FILE_ATTRIBUTE_NORMAL | FILE_FLAG_OPEN_REPARSE_POINT, nullptr);
+  if (h == INVALID_HANDLE_VALUE)
+    return fail(ErrorCode::Io, "cannot open '" + path.string() + "': " + win32::error_text(GetLastError()),
+                path.string());
+  BY_HANDLE_FILE_INFORMATION info;
+  Result<void> trusted;
+  if (!GetFileInformationByHandle(h, &info))
+    trusted = fail(ErrorCode::Io, "cannot inspect '" + path.string() + "': " + win32::error_text(GetLastError()),
+                   path.string());
+  else if (info.dwFileAttributes & (FILE_ATTRIBUTE_REPARSE_POINT | FILE_ATTRIBUTE_DIRECTORY))
+    trusted = untrusted_state(path, "is a symbolic link, a junction or a directory");
+  else if (info.nNumberOfLinks != 1)
+    trusted = untrusted_state(path, "has other hard links");
+  if (!trusted) {
+    CloseHandle(h);
+    return std::unexpected(trusted.error());
+  }
+  return h;
+}
+
 }  // namespace
+
+// Windows: a junction or symlink is refused; who may write the directory is left to its ACL (the
+// toolkit's, inherited: administrators only under Program Files).
+Result<void> open_state_dir(const fs::path& root) {
+  fs::path dir = state_dir(root);
+  if (!CreateDirectoryW(dir.c_str(), nullptr) && GetLastError() != ERROR_ALREADY_EXISTS)
+    return fail(ErrorCode::Io,
+                "cannot create '" + dir.string() + "': " + win32::error_text(GetLastError()) +
+                    " (run as an administrator to change the toolkit)",
+                dir.string());
+  DWORD attributes = GetFileAttributesW(dir.c_str());
+  if (attributes == INVALID_FILE_ATTRIBUTES)
+    return fail(ErrorCode::Io, "cannot inspect '" + dir.string() + "': " + win32::error_text(GetLastError()),
+                dir.string());
+  if (attributes & FILE_ATTRIBUTE_REPARSE_POINT) return untrusted_state(dir, "is a symbolic link or a junction");
+  if (!(attributes & FILE_ATTRIBUTE_DIRECTORY)) return untrusted_state(dir, "is not a directory");
+  return {};
+}
 
 Result<std::unique_ptr<StateLock>> acquire_state_lock(const fs::path& root) {
   TRY_ASSIGN(auto lock_file, prepare_lock_file(root));
   const fs::path& path = lock_file;
-  HANDLE h = CreateFileW(path.c_str(), GENERIC_READ | GENERIC_WRITE, FILE_SHARE_READ | FILE_SHARE_WRITE, nullptr,
-                         OPEN_ALWAYS, FILE_ATTRIBUTE_NORMAL, nullptr);
-  if (h == INVALID_HANDLE_VALUE)
-    return fail(ErrorCode::Io, "cannot open '" + path.string() + "': " + win32::error_text(GetLastError()),
-                path.string());
+  TRY_ASSIGN(HANDLE h, open_lock_file(path));
   OVERLAPPED at{};
   at.Offset = kLockOffset;
   if (!LockFileEx(h, LOCKFILE_EXCLUSIVE_LOCK | LOCKFILE_FAIL_IMMEDIATELY, 0, 1, 0, &at)) {

@@ -16,6 +16,7 @@
 #include "cudnn_install/txn.hpp"
 #include "txn_paths.hpp"
 #include "txn_steps.hpp"
+#include "txn_validate.hpp"
 
 namespace fs = std::filesystem;
 
@@ -267,8 +268,10 @@ Result<void> run_phases(FileSystem& fs, const fs::path& root, const ArchiveInfo&
 }
 
 Result<void> write_begin(FileSystem& fs, const fs::path& root, const BeginRecord& begin) {
-  for (fs::path dir : {state_dir(root), state_dir(root) / "backup", state_dir(root) / "history"})
-    if (auto st = fs.stat(dir); st && !*st) TRY(fs.make_dir(dir));
+  for (fs::path dir : {state_dir(root), state_dir(root) / "backup", state_dir(root) / "history"}) {
+    TRY_ASSIGN(bool there, state_subdir(fs, dir));  // a symlink here would send backups elsewhere
+    if (!there) TRY(fs.make_dir(dir));
+  }
   TRY(fs.append_durable(txn_paths::journal(root), begin_record(begin)));
   return fs.sync_dir(state_dir(root));
 }

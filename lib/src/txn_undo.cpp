@@ -12,6 +12,7 @@
 #include "cudnn_install/txn.hpp"
 #include "txn_paths.hpp"
 #include "txn_steps.hpp"
+#include "txn_validate.hpp"
 
 namespace fs = std::filesystem;
 
@@ -55,26 +56,50 @@ Result<void> undo_one(FileSystem& fs, const fs::path& root, const JournalStep& s
   return {};
 }
 
-// Removes a directory of plain files (a backup directory), if it exists.
+// Removes a directory of plain files (a backup directory), if it exists. A symlink there is refused:
+// listing through it would remove the files of another directory.
 Result<void> remove_flat_dir(FileSystem& fs, const fs::path& dir) {
-  auto there = exists(fs, dir);
-  if (!there || !*there) return there ? Result<void>() : std::unexpected(there.error());
+  TRY_ASSIGN(bool there, state_subdir(fs, dir));
+  if (!there) return {};
   TRY_ASSIGN(auto names, fs.list_dir(dir));
   for (const auto& n : names) TRY(fs.remove(dir / n));
   return fs.remove(dir);
 }
 
-std::optional<BeginRecord> committed_begin(FileSystem& fs, const fs::path& root, const std::string& id) {
-  auto text = fs.read_file(txn_paths::history_file(root, id));
-  if (!text) return std::nullopt;
-  return parse_journal(*text).begin;
+// The record of committed transaction `id`, checked before anything acts on it; nullopt when there
+// is none (a finished rollback removed it).
+Result<std::optional<BeginRecord>> committed_begin(FileSystem& fs, const fs::path& root, const std::string& id) {
+  fs::path file = txn_paths::history_file(root, id);
+  TRY_ASSIGN(bool there, state_file(fs, file));
+  if (!there) return std::optional<BeginRecord>();
+  TRY_ASSIGN(auto text, fs.read_file(file));
+  auto begin = parse_journal(text).begin;
+  if (!begin)
+    return fail(ErrorCode::Conflict,
+                "the history record '" + file.string() +
+                    "' is damaged (no intact begin record), so the transaction it names cannot be undone safely: "
+                    "nothing was changed. Inspect it; move it away to go on without it.",
+                file.string());
+  TRY(check_begin(*begin, file));
+  if (begin->id != id)
+    return fail(ErrorCode::Conflict,
+                "the history record '" + file.string() + "' names transaction '" + begin->id +
+                    "', not its own: nothing was changed. Inspect it; move it away to go on without it.",
+                file.string());
+  return begin;
 }
 
 // Finishes an undo of committed transaction `id` (the journal holds "undo-begin <id>"). Removing
 // the journal ends it; no "undo-commit" record is flushed first: a journal that a crash brings back
 // names a transaction whose history file is durably gone, so recovery finds nothing left to undo.
 Result<void> finish_rollback(FileSystem& fs, const fs::path& root, const std::string& id, EnvStore* env) {
-  if (auto begin = committed_begin(fs, root, id)) {
+  if (!valid_txn_id(id))
+    return fail(ErrorCode::Conflict,
+                "the journal '" + txn_paths::journal(root).string() + "' asks to undo '" + id +
+                    "', which is not a transaction id: nothing was changed. Inspect it; remove it to go on.",
+                txn_paths::journal(root).string());
+  TRY_ASSIGN(auto begin, committed_begin(fs, root, id));
+  if (begin) {
     TRY(undo_steps(fs, root, *begin, env));
     TRY(remove_flat_dir(fs, root / txn_paths::backup_dir(id)));
     TRY(fs.remove(txn_paths::history_file(root, id)));
@@ -84,11 +109,21 @@ Result<void> finish_rollback(FileSystem& fs, const fs::path& root, const std::st
 }
 
 Result<std::vector<std::string>> history_ids(FileSystem& fs, const fs::path& root) {
-  auto names = fs.list_dir(state_dir(root) / "history");
-  if (!names) return std::vector<std::string>();
+  TRY_ASSIGN(bool there, state_subdir(fs, state_dir(root) / "history"));
+  if (!there) return std::vector<std::string>();
+  TRY_ASSIGN(auto names, fs.list_dir(state_dir(root) / "history"));
   std::vector<std::string> ids;
-  for (const auto& n : *names)
-    if (n.ends_with(".jsonl")) ids.push_back(n.substr(0, n.size() - 6));
+  for (const auto& n : names) {
+    if (!n.ends_with(".jsonl")) continue;
+    std::string id = n.substr(0, n.size() - 6);
+    if (!valid_txn_id(id))
+      return fail(ErrorCode::Conflict,
+                  "'" + (state_dir(root) / "history" / n).string() +
+                      "' is not named after a transaction id, so cudnn-install did not write it: nothing was "
+                      "changed. Inspect it; move it away to go on.",
+                  (state_dir(root) / "history" / n).string());
+    ids.push_back(id);
+  }
   std::sort(ids.begin(), ids.end());
   return ids;
 }
@@ -107,8 +142,8 @@ Result<void> prune_history(FileSystem& fs, const fs::path& root) {
 }  // namespace
 
 bool has_pending_journal(const fs::path& root) {
-  std::error_code ec;
-  return fs::exists(txn_paths::journal(root), ec);
+  std::error_code ec;  // a symlink counts (recovery refuses it): never followed
+  return fs::symlink_status(txn_paths::journal(root), ec).type() != fs::file_type::not_found && !ec;
 }
 
 Result<void> undo_steps(FileSystem& fs, const fs::path& root, const BeginRecord& begin, EnvStore* env) {
@@ -140,10 +175,11 @@ Result<void> file_committed(FileSystem& fs, const fs::path& root, const std::str
 Result<Recovery> recover(FileSystem& fs, const fs::path& root, EnvStore* env) {
   // Copies an interrupted run made before its "begin" record: never part of the tree.
   TRY(remove_spool(fs, spool_dir(root)));
-  TRY_ASSIGN(auto there, exists(fs, txn_paths::journal(root)));
+  TRY_ASSIGN(bool there, state_file(fs, txn_paths::journal(root)));
   if (!there) return Recovery{};
   TRY_ASSIGN(auto text, fs.read_file(txn_paths::journal(root)));
   JournalState st = parse_journal(text);
+  if (st.begin) TRY(check_begin(*st.begin, txn_paths::journal(root)));
   if (st.begin && st.committed) {
     TRY(file_committed(fs, root, st.begin->id));
     return Recovery{Recovery::What::Completed, st.begin->id};
@@ -166,7 +202,7 @@ Result<std::vector<HistoryItem>> read_history(FileSystem& fs, const fs::path& ro
   TRY_ASSIGN(auto ids, history_ids(fs, root));
   std::vector<HistoryItem> items;
   for (const auto& id : ids) {
-    auto begin = committed_begin(fs, root, id);
+    TRY_ASSIGN(auto begin, committed_begin(fs, root, id));
     if (!begin) continue;
     HistoryItem item{id,
                      begin->operation,
