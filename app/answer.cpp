@@ -12,10 +12,17 @@ nlohmann::json defaults_of(const std::string& kind) {
     return {{"dry_run", false},       {"changed", false},        {"result", nullptr}, {"release", nullptr},
             {"integrity", nullptr},   {"toolkit", nullptr},      {"plan", nullptr},   {"environment", nullptr},
             {"transaction", nullptr}, {"verification", nullptr}, {"bench", nullptr}};
-  if (kind == "rollback") return {{"changed", false}, {"toolkit", nullptr}, {"transaction", nullptr}};
+  if (kind == "rollback")
+    return {{"changed", false},
+            {"toolkit", nullptr},
+            {"transaction", nullptr},
+            {"dry_run", false},
+            {"changes", nlohmann::json::array()}};
   if (kind == "uninstall")
     return {{"changed", false},
             {"toolkit", nullptr},
+            {"dry_run", false},
+            {"changes", nlohmann::json::array()},
             {"undone", nlohmann::json::array()},
             {"removed", nullptr},
             {"left_in_place", nlohmann::json::array()}};

@@ -6,6 +6,8 @@
 #include <string>
 
 #include <CLI/CLI.hpp>
+#include <functional>
+#include <map>
 #include <memory>
 
 #include "answer.hpp"
@@ -15,6 +17,7 @@
 #include "cudnn_install/filesystem.hpp"
 #include "cudnn_install/locks.hpp"
 #include "cudnn_install/plan.hpp"
+#include "cudnn_install/preview.hpp"
 #include "cudnn_install/process.hpp"
 #include "cudnn_install/state_lock.hpp"
 #include "cudnn_install/toolkit.hpp"
@@ -69,6 +72,22 @@ struct Options {
   std::optional<std::filesystem::path> output_dir;  // fetch -o DIR
 };
 
+// What was given on the command line beyond Options, for check_flag_combinations.
+struct GivenFlags {
+  bool quiet = false, verbose = false, rollback = false, dry_run = false, yes = false;
+  std::string subcommand;  // "" for an install or --rollback
+};
+// A usage error when flags contradict each other or the command would ignore one of them.
+Result<void> check_flag_combinations(const CLI::App& app, const Options& options, const GivenFlags& given);
+
+// A command for people to paste: this program (by name when PATH finds it, else its full path)
+// and `args`, quoted for the shell of this platform (sh; PowerShell on Windows).
+std::string command_to_paste(const std::vector<std::string>& args);
+// A path as a UTF-8 argument of command_to_paste.
+std::string path_arg(const std::filesystem::path& path);
+
+// What a dry run foresees the real run would stop at: "would fail: ..." and the real run's exit code.
+int report_would_fail(Error error, const Options& options);
 // The error that ends the command: text on stderr, or the answer's error (printed by main); returns
 // its exit code.
 int report_error(const Error& error, const Options& options);
@@ -131,8 +150,31 @@ int cmd_list(const Options& options);
 int cmd_install_version(Options options);
 int cmd_uninstall(const Options& options);
 int cmd_doctor(const Options& options);
-// Asks on a terminal unless --yes; refuses without a terminal.
-Result<void> confirm(const Options& options);
+// Asks on a terminal unless --yes; refuses without a terminal. `doing`: "install", "roll back", ...
+Result<void> confirm(const Options& options, const std::string& doing);
+
+// A change of an installed toolkit (--rollback, uninstall) as a function of the filesystem and
+// PATH store it runs on, so that the same code runs for real and on a preview (preview.hpp).
+struct ChangeSummary {
+  std::vector<std::string> headline;  // what is undone, before the list of changes
+  std::vector<std::string> after;     // what follows it (ldconfig, files left in place)
+};
+using ChangeOp = std::function<Result<ChangeSummary>(FileSystem&, EnvStore*)>;
+enum class PreviewStart { AsIs, RecoverFirst };
+struct Previewed {
+  std::vector<std::string> headline, after;
+  std::vector<PreviewChange> changes;
+  std::map<std::pair<EnvScope, std::string>, bool> env_written;  // PATH values set (true) or erased
+  std::optional<Error> failure;                                  // where the real run would stop
+};
+Previewed preview_change(FileSystem& real, EnvStore* env, const ChangeOp& op, PreviewStart start,
+                         const std::filesystem::path& root);
+// --dry-run of a change: the preview printed, nothing written (no lock, no log), and the exit code
+// the real run would give ("would fail: ...").
+int dry_run_change(const Toolkit& toolkit, const ChangeOp& op, const Options& options);
+// Before a real change: the preview shown and confirmed (unless --yes).
+Result<void> preview_and_confirm(const Toolkit& toolkit, Session& session, const ChangeOp& op, const char* doing,
+                                 const Options& options);
 int cmd_status(const Options& options);
 int cmd_verify(const Options& options);
 // The hidden argument that makes this program the runtime probe's child: `cudnn-install __probe LIB`.

@@ -7,6 +7,7 @@
 #include "cudnn_install/archive.hpp"
 #include "cudnn_install/file_stamps.hpp"
 #include "cudnn_install/plan.hpp"
+#include "cudnn_install/preview.hpp"
 #include "cudnn_install/report.hpp"
 #include "cudnn_install/state_lock.hpp"
 #include "cudnn_install/toolkit.hpp"
@@ -101,10 +102,10 @@ Result<Planned> plan_and_show(const Inspected& in, const Toolkit& toolkit, FileS
 
 }  // namespace
 
-Result<void> confirm(const Options& o) {
+Result<void> confirm(const Options& o, const std::string& doing) {
   if (o.confirm == Confirm::AssumeYes) return {};
   if (!is_terminal(0))
-    return fail(ErrorCode::Usage, "no terminal to ask for confirmation: pass --yes to install without asking");
+    return fail(ErrorCode::Usage, "no terminal to ask for confirmation: pass --yes to " + doing + " without asking");
   std::cout << "\nProceed? [y/N] " << std::flush;
   std::string answer;
   std::getline(std::cin, answer);
@@ -141,7 +142,8 @@ int apply(const ArchiveInfo& archive, const Toolkit& toolkit, const Plan& plan, 
     std::cout << "\ninstalled cuDNN " << plan.cudnn_version << " into " << toolkit.root.string() << " (transaction "
               << outcome->id << "): " << outcome->files_written << " files written, " << outcome->files_removed
               << " removed, " << outcome->files_unchanged
-              << " unchanged.\nundo with: cudnn-install --rollback --cuda-root " << toolkit.root.string() << "\n";
+              << " unchanged.\nundo with: " << command_to_paste({"--rollback", "--cuda-root", path_arg(toolkit.root)})
+              << "\n";
   if (o.replace_in_use && o.format == Format::Text && o.verbosity != Verbosity::Quiet)
     std::cout << "--replace-in-use: programs that had old cuDNN DLLs loaded keep them until they restart (or until a "
                  "reboot); the old files are deleted once no program uses them.\n";
@@ -162,8 +164,11 @@ Result<Toolkit> toolkit_for(const Options& o) {
 }
 
 // Writes nothing: the archive is listed (a tar.xz decoded into nothing), the plan shown.
+// It also foresees what the real run would stop at (the lock, rights, space, programs holding
+// files with --require-no-holders): "would fail: ..." with the real run's exit code.
 int dry_run(const Toolkit& toolkit, const Options& o) {
   auto fs = make_real_filesystem();
+  if (auto lock = check_state_lock_possible(*fs, toolkit.root); !lock) return report_would_fail(lock.error(), o);
   auto inspected = inspect_and_check(toolkit, *fs, Spooling::None, o);
   if (!inspected) return report_error(inspected.error(), o);
   if (has_pending_journal(toolkit.root))
@@ -174,6 +179,16 @@ int dry_run(const Toolkit& toolkit, const Options& o) {
   auto planned = plan_and_show(*inspected, toolkit, *fs, o);
   if (!planned) return report_error(planned.error(), o);
   answer()["changed"] = planned->plan.changes_anything();  // what the real run would do
+  if (planned->plan.changes_anything()) {
+    if (auto ok = check_holders(files_replaced(planned->plan, toolkit.root), o); !ok)
+      return report_would_fail(ok.error(), o);
+    auto forecast = forecast_install(*fs, toolkit.root, planned->plan);
+    if (!forecast) return report_would_fail(forecast.error(), o);
+    for (const auto& w : forecast->warnings) {
+      answer().warn(w);
+      if (o.format == Format::Text && o.verbosity != Verbosity::Quiet) std::cout << "warning  " << w << "\n";
+    }
+  }
   if (o.format == Format::Text) std::cout << "dry run: nothing was written.\n";
   return 0;
 }
@@ -204,7 +219,7 @@ int cmd_install(const Options& o) {
   }
   auto replaced = files_replaced(plan, toolkit->root);
   if (auto ok = check_holders(replaced, o); !ok) return report_error(ok.error(), o);
-  if (auto ok = confirm(o); !ok) return report_error(ok.error(), o);
+  if (auto ok = confirm(o, "install"); !ok) return report_error(ok.error(), o);
   int rc = apply(archive, *toolkit, plan, inspected->integrity.sha256, *session, o);
   bool installed = rc == 0 || rc == static_cast<int>(ExitCode::VerifyFailed);
   if (installed) remember(*session->fs, *toolkit, *inspected);

@@ -6,11 +6,34 @@
 #include "cudnn_install/txn.hpp"
 
 namespace cudnn_install::cli {
+namespace {
+
+// The rollback itself, on the real filesystem or on a preview of it.
+ChangeOp rollback_op(const std::filesystem::path& root) {
+  return [root](FileSystem& fs, EnvStore* env) -> Result<ChangeSummary> {
+    auto item = rollback_last(fs, root, env);
+    if (!item) return std::unexpected(item.error());
+    ChangeSummary s;
+    s.headline.push_back("roll back transaction " + item->id + " (" + item->operation + " of cuDNN " +
+                         item->cudnn_version + " from " + item->archive + ", " + item->time + "):");
+    if (!item->outside_root.empty()) s.after.push_back("then run ldconfig (the loader configuration changes)");
+    return s;
+  };
+}
+
+}  // namespace
 
 int cmd_rollback(const Options& o) {
+  if (o.mode == Mode::DryRun) {
+    auto toolkit = choose_toolkit(system_toolkit_search(o.cuda_root, process_runner()), std::nullopt);
+    if (!toolkit) return report_error(toolkit.error(), o);
+    return dry_run_change(*toolkit, rollback_op(toolkit->root), o);
+  }
   auto opened = open_toolkit_session(o);
   if (!opened) return report_error(opened.error(), o);
   const Toolkit* toolkit = &opened->toolkit;
+  if (auto ok = preview_and_confirm(*toolkit, opened->session, rollback_op(toolkit->root), "roll back", o); !ok)
+    return report_error(ok.error(), o);
   auto undone = rollback_last(*opened->session.fs, toolkit->root, opened->session.env.get());
   if (!undone) return report_error(undone.error(), o);
   after_env_change({!undone->outside_root.empty(), !undone->path_entry.empty()}, o);

@@ -10,12 +10,52 @@
 namespace cudnn_install::cli {
 namespace {
 
-int remove_found_in_place(const Toolkit& tk, Session& session, const std::map<std::string, ExistingFile>& left,
-                          const Options& o) {
-  Plan plan = removal_plan(tk, left);
+Result<void> something_there(FileSystem& fs, const Toolkit& tk) {
+  auto history = read_history(fs, tk.root);
+  if (!history) return std::unexpected(history.error());
+  if (history->empty() && cudnn_files_in(fs, tk).empty())
+    return fail(ErrorCode::NothingToUndo, "there is no cuDNN in " + tk.root.string());
+  return {};
+}
+
+// The cuDNN files cudnn-install did not install, removed in a transaction of their own (--force).
+Result<TxnOutcome> remove_found_in_place(FileSystem& fs, const Toolkit& tk,
+                                         const std::map<std::string, ExistingFile>& left) {
   ApplyOptions options;
   options.operation = "uninstall";
-  auto outcome = apply_plan(*session.fs, tk.root, ArchiveInfo{}, plan, options);
+  return apply_plan(fs, tk.root, ArchiveInfo{}, removal_plan(tk, left), options);
+}
+
+// Everything uninstall changes, on the real filesystem or on a preview of it.
+ChangeOp uninstall_op(const Toolkit& tk, bool force) {
+  return [tk, force](FileSystem& fs, EnvStore* env) -> Result<ChangeSummary> {
+    if (auto there = something_there(fs, tk); !there) return std::unexpected(there.error());
+    auto undone = uninstall_all(fs, tk.root, env);
+    if (!undone) return std::unexpected(undone.error());
+    ChangeSummary s;
+    bool loader = false;
+    for (const auto& u : *undone) {
+      s.headline.push_back("undo " + u.operation + " of cuDNN " + u.cudnn_version + " from " + u.archive + " (" + u.id +
+                           ")");
+      loader |= !u.outside_root.empty();
+    }
+    auto left = cudnn_files_in(fs, tk);
+    if (force && !left.empty()) {
+      if (auto removed = remove_found_in_place(fs, tk, left); !removed) return std::unexpected(removed.error());
+      s.headline.push_back("remove " + std::to_string(left.size()) +
+                           " cuDNN files cudnn-install did not install (--force; --rollback restores them)");
+    } else if (!left.empty()) {
+      s.after.push_back("left in place: " + std::to_string(left.size()) +
+                        " cuDNN files that cudnn-install did not install (--force removes them too)");
+    }
+    if (loader) s.after.push_back("then run ldconfig (the loader configuration changes)");
+    return s;
+  };
+}
+
+int report_removed_in_place(const Toolkit& tk, Session& session, const std::map<std::string, ExistingFile>& left,
+                            const Options& o) {
+  auto outcome = remove_found_in_place(*session.fs, tk, left);
   if (!outcome) return report_error(outcome.error(), o);
   answer()["changed"] = true;
   answer()["removed"] = {{"transaction", outcome->id}, {"files", outcome->files_removed}};
@@ -29,16 +69,19 @@ int remove_found_in_place(const Toolkit& tk, Session& session, const std::map<st
 }  // namespace
 
 int cmd_uninstall(const Options& o) {
+  if (o.mode == Mode::DryRun) {
+    auto toolkit = choose_toolkit(system_toolkit_search(o.cuda_root, process_runner()), std::nullopt);
+    if (!toolkit) return report_error(toolkit.error(), o);
+    return dry_run_change(*toolkit, uninstall_op(*toolkit, o.force), o);
+  }
   auto opened = open_toolkit_session(o);
   if (!opened) return report_error(opened.error(), o);
   const Toolkit* toolkit = &opened->toolkit;
   Session* session = &opened->session;
   answer()["toolkit"] = toolkit->root.string();
-  auto history = read_history(*session->fs, toolkit->root);
-  if (!history) return report_error(history.error(), o);
-  if (history->empty() && cudnn_files_in(*session->fs, *toolkit).empty())
-    return report_error(Error{ErrorCode::NothingToUndo, "there is no cuDNN in " + toolkit->root.string(), {}}, o);
-  if (auto ok = confirm(o); !ok) return report_error(ok.error(), o);
+  if (auto there = something_there(*session->fs, *toolkit); !there) return report_error(there.error(), o);
+  if (auto ok = preview_and_confirm(*toolkit, *session, uninstall_op(*toolkit, o.force), "uninstall", o); !ok)
+    return report_error(ok.error(), o);
   auto undone = uninstall_all(*session->fs, toolkit->root, session->env.get());
   if (!undone) return report_error(undone.error(), o);
   for (const auto& u : *undone) {
@@ -56,7 +99,7 @@ int cmd_uninstall(const Options& o) {
   auto left = cudnn_files_in(*session->fs, *toolkit);
   if (left.empty()) return 0;
   for (const auto& [path, file] : left) answer()["left_in_place"].push_back(path);
-  if (o.force) return remove_found_in_place(*toolkit, *session, left, o);
+  if (o.force) return report_removed_in_place(*toolkit, *session, left, o);
   if (o.format == Format::Json) return 0;
   std::cout << "left in place: " << left.size() << " cuDNN files that cudnn-install did not install:\n";
   for (const auto& [path, file] : left) std::cout << "  " << path << "\n";

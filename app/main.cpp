@@ -160,6 +160,7 @@ int main(int argc, char** argv) {
   app.get_subcommand("uninstall")
       ->add_flag("--force", o.force, "also remove cuDNN files cudnn-install did not install");
   app.get_subcommand("uninstall")->add_flag("-y,--yes", yes, "do not ask for confirmation");
+  app.get_subcommand("uninstall")->add_flag("--dry-run", dry_run, "show every change, write nothing");
   add_fetch_commands(app, o, json, quiet, verbose);
   o.format = asks_for_json(argc, argv) ? Format::Json : Format::Text;
   int rc = 0;
@@ -173,7 +174,10 @@ int main(int argc, char** argv) {
     std::string command = command_of(app, rollback);
     answer().begin(command);
     StdoutToStderr redirect(o.format == Format::Json);
-    rc = dispatch(command, app, o);
+    GivenFlags given{quiet, verbose, rollback, dry_run, yes, ""};
+    for (auto* sub : app.get_subcommands()) given.subcommand = sub->get_name();
+    auto flags = check_flag_combinations(app, o, given);
+    rc = flags ? dispatch(command, app, o) : report_error(flags.error(), o);
   } catch (const CLI::ParseError& e) {
     rc = parse_ended(app, e, o.format);
   }

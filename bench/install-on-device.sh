@@ -52,4 +52,4 @@ command -v unzip >/dev/null || echo "zip-by-hand: no unzip here, python3 -m zipf
 windows_tree; run zip-by-hand by_hand
 windows_tree; run zip-install zip_tool "$zip_archive"
 run zip-reinstall zip_tool "$zip_archive"
-run zip-rollback zip_tool --rollback
+run zip-rollback "$bin" --rollback --yes --cuda-root "$wroot"

@@ -26,6 +26,7 @@ median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 peak_kib() { /usr/bin/time -f %M "$@" 2>&1 >/dev/null | tail -1; }
 # No $(...) inside a timed command: a command substitution forks a subshell (about 1 ms here).
 tool() { "$bin" --yes -q --no-verify --loader-config=none --manifest "$manifest" --cuda-root "$work/cuda" "$@"; }
+undo() { "$bin" --rollback --yes -q --cuda-root "$work/cuda"; }  # the install's flags are usage errors here
 
 baseline_tar() { tar -xJf "$archive" -C "$work/unpack" && cp -a "$work/unpack"/*/include/. "$work/cuda/include/" && cp -a "$work/unpack"/*/lib/. "$work/cuda/lib/"; }
 baseline_zip() { unzip -q "$archive" -d "$work/unpack" && cp -r "$work/unpack"/*/include/. "$work/cuda/include/" && cp -r "$work/unpack"/*/bin/x64/. "$work/cuda/bin/x64/" && mkdir -p "$work/cuda/lib/x64" && cp -r "$work/unpack"/*/lib/x64/. "$work/cuda/lib/x64/"; }
@@ -48,7 +49,7 @@ measure() {  # label layout archive baseline-function first-install-target
     [ -n "$mb" ] || mb=$(du -sm "$work/unpack" | cut -f1)
     tree "$layout"; f+=("$(seconds tool "$archive")")
     r+=("$(seconds tool "$archive")")           # identical reinstall
-    rb+=("$(seconds tool --rollback)")
+    rb+=("$(seconds undo)")
     tree "$layout"; d+=("$(seconds tool --dry-run "$archive")")  # a fresh tree: nothing remembered
   done
   tree "$layout"; local mem; mem=$(peak_kib "$bin" --yes -q --no-verify --loader-config=none --manifest "$manifest" --cuda-root "$work/cuda" "$archive")

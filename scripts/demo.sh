@@ -6,6 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=build/release/app/cudnn-install
 cmake --preset release >/dev/null && cmake --build --preset release >/dev/null
+export PATH="$PWD/build/release/app:$PATH"  # so that "undo with:" names it cudnn-install, as an installed copy
 sandbox=$(mktemp -d /tmp/cudnn-install-demo.XXXXXX)
 [ "${KEEP_SANDBOX:-0}" = 1 ] || trap 'rm -rf "$sandbox"' EXIT
 echo "sandbox: $sandbox (set KEEP_SANDBOX=1 to keep it)"
@@ -39,7 +40,7 @@ before=$(snapshot)
 run --dry-run "${extra[@]}" --cuda-root "$root" "$archive"
 run --yes "${extra[@]}" --cuda-root "$root" "$archive"
 run status --cuda-root "$root"
-run --rollback --cuda-root "$root"
+run --rollback --yes --cuda-root "$root"
 if [ "$before" = "$(snapshot)" ]; then
   echo; echo "demo: after --rollback the sandbox tree is byte-for-byte what it was before the install."
 else

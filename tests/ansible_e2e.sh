@@ -22,7 +22,7 @@ cli=$work/cli
 python3 "$here/scripts/make-test-mirror.py" "$work/mirror" || exit 1
 python3 "$here/scripts/mirror-server.py" "$work/mirror" --port-file "$work/port" --lifetime 600 &
 server_pid=$!
-for _ in $(seq 100); do [ -s "$work/port" ] && break; sleep 0.1; done
+for _ in $(seq 600); do [ -s "$work/port" ] && break; sleep 0.1; done  # a loaded machine starts python slowly
 mirror="http://127.0.0.1:$(cat "$work/port")/"
 tk=$work/cuda-13.0
 mkdir -p "$tk/include" "$tk/lib" "$tk/bin" "$work/etc/ld.so.conf.d"

@@ -93,9 +93,9 @@ TEST(CliInstall, InstallStatusRollbackRoundTrip) {
   EXPECT_NE(out.find("cuDNN  9.19.0"), std::string::npos) << out;
   EXPECT_NE(out.find("<- --rollback undoes this"), std::string::npos) << out;
   EXPECT_TRUE(fs::exists(dir.path() / ".cudnn-install/cudnn-install.log"));
-  ASSERT_EQ(run_command(cli() + " --rollback --cuda-root " + root, &out), 0) << out;
+  ASSERT_EQ(run_command(cli() + " --rollback --yes --cuda-root " + root, &out), 0) << out;
   EXPECT_EQ(diff(before, snapshot(dir.path())), "");
-  EXPECT_EQ(run_command(cli() + " --rollback --cuda-root " + root, &out), 6) << out;
+  EXPECT_EQ(run_command(cli() + " --rollback --yes --cuda-root " + root, &out), 6) << out;
   EXPECT_NE(out.find("nothing to roll back"), std::string::npos) << out;
   EXPECT_EQ(diff(before, snapshot(dir.path())), "");
 }
@@ -193,7 +193,7 @@ TEST(CliInstall, RealCudnnInstalledLoadsAndRollsBackByteExact) {
       << out;
   EXPECT_EQ(fs::read_symlink(root / "lib/libcudnn.so.9"), "libcudnn.so.9.19.0");
   EXPECT_EQ(cudnn_version_of(root / "lib/libcudnn.so.9"), 91900);
-  ASSERT_EQ(run_command(cli() + " --rollback --cuda-root " + root.string(), &out), 0) << out;
+  ASSERT_EQ(run_command(cli() + " --rollback --yes --cuda-root " + root.string(), &out), 0) << out;
   EXPECT_EQ(diff(before, snapshot(root)), "");
 }
 

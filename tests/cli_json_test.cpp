@@ -127,11 +127,11 @@ TEST(CliJson, StatusRollbackAndUninstallAnswerOnceEach) {
   EXPECT_EQ(rc, 0);
   EXPECT_EQ(status["kind"], "status");
   EXPECT_EQ(status["toolkits"][0]["transactions"][0]["id"], installed["transaction"]["id"]);
-  json rollback = answer_of("--rollback --cuda-root " + root, &rc);
+  json rollback = answer_of("--rollback --yes --cuda-root " + root, &rc);
   EXPECT_EQ(rc, 0);
   EXPECT_EQ(rollback["kind"], "rollback");
   EXPECT_EQ(rollback["transaction"]["id"], installed["transaction"]["id"]);
-  json nothing = answer_of("--rollback --cuda-root " + root, &rc);
+  json nothing = answer_of("--rollback --yes --cuda-root " + root, &rc);
   EXPECT_EQ(rc, 6);
   EXPECT_EQ(nothing["kind"], "error");
   EXPECT_EQ(nothing["code"], "nothing-to-undo");

@@ -100,7 +100,7 @@ TEST(Loader, InstallAddsTheConfEntryAndRollbackRemovesIt) {
   fs::path conf = etc / "ld.so.conf.d/cudnn-install-cuda-13.0.conf";
   EXPECT_EQ(read_file(conf), fs::canonical(root / "lib").string() + "\n");
   EXPECT_EQ(read_file(calls), "called\n");
-  ASSERT_EQ(run_command(env + CLI_PATH + " --rollback --cuda-root " + root.string(), &out), 0) << out;
+  ASSERT_EQ(run_command(env + CLI_PATH + " --rollback --yes --cuda-root " + root.string(), &out), 0) << out;
   EXPECT_FALSE(fs::exists(conf));
   EXPECT_EQ(read_file(calls), "called\ncalled\n");
   fs::remove(calls);

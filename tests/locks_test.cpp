@@ -178,3 +178,24 @@ TEST(Locks, CliWarnsByDefaultAndRefusesWithRequireNoHolders) {
   EXPECT_NE(out.find("restart these to use the new cuDNN"), std::string::npos) << out;
   EXPECT_NE(out.find(pid), std::string::npos) << out;
 }
+
+// A dry run names the programs that hold files it would replace, and with --require-no-holders
+// says the real run would be refused, with its exit code, writing nothing.
+TEST(Locks, DryRunForeseesTheHolders) {
+  TempDir dir;
+  make_tree_with_old_cudnn(dir.path());
+  fs::copy_file("/lib/x86_64-linux-gnu/libz.so.1", dir.path() / "lib/libcudnn.so.9.1.0",
+                fs::copy_options::overwrite_existing);
+  Child app({"python3", "-c", kDlopen, (dir.path() / "lib/libcudnn.so.9.1.0").string()});
+  ASSERT_TRUE(app.ready());
+  auto before = snapshot(dir.path(), "");
+  std::string archive = archive_args(corpus_archive("cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz"));
+  std::string out, pid = "PID " + std::to_string(app.pid()),
+                   cmd = std::string(CLI_PATH) + " --dry-run --cuda-root " + dir.path().string() + " " + archive;
+  EXPECT_EQ(run_command(cmd + " --require-no-holders", &out), 3) << out;
+  EXPECT_NE(out.find("would fail: "), std::string::npos) << out;
+  EXPECT_NE(out.find(pid), std::string::npos) << out;
+  EXPECT_EQ(run_command(cmd, &out), 0) << out;
+  EXPECT_NE(out.find(pid), std::string::npos) << out;
+  EXPECT_EQ(diff(before, snapshot(dir.path(), "")), "");
+}

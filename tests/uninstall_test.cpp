@@ -26,7 +26,7 @@ TEST(Uninstall, RestoresWhatTheInstallsReplacedAndLeavesTheRestUnlessForced) {
   EXPECT_FALSE(fs::exists(root / "lib/libcudnn.so.9.1.0"));
   EXPECT_FALSE(fs::exists(root / "include/cudnn_version.h"));
   EXPECT_TRUE(fs::exists(root / "lib/libcublas.so.13")) << "not cuDNN: never touched";
-  ASSERT_EQ(run_command(cli + " --rollback" + r, &out), 0) << out;
+  ASSERT_EQ(run_command(cli + " --rollback --yes" + r, &out), 0) << out;
   EXPECT_EQ(diff(before, snapshot(root)), "");
 }
 

@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "cudnn_install/report.hpp"
+#include "cudnn_install/shell_quote.hpp"
 
 namespace cudnn_install {
 namespace {
@@ -165,13 +166,12 @@ void check_driver_version(const DoctorInputs& in, std::vector<Finding>& out) {
 void check_paths(const DoctorInputs& in, std::vector<Finding>& out) {
   std::string lib = (in.toolkit.root / in.toolkit.lib_dir).string();
   if (in.toolkit.os == TargetOs::Linux && !in.loader_searches_lib)
-    out.push_back(
-        {"loader",
-         Severity::Warning,
-         "the dynamic loader does not search " + lib,
-         {"ld.so.conf and its includes"},
-         "cudnn-install --loader-config=system ARCHIVE (adds an ld.so.conf.d entry), or export LD_LIBRARY_PATH=" + lib +
-             "${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"});
+    out.push_back({"loader",
+                   Severity::Warning,
+                   "the dynamic loader does not search " + lib,
+                   {"ld.so.conf and its includes"},
+                   "cudnn-install --loader-config=system ARCHIVE (adds an ld.so.conf.d entry), or " +
+                       export_prepend_line("LD_LIBRARY_PATH", lib)});
   std::string root = in.toolkit.root.string();
   if (std::any_of(root.begin(), root.end(), [](unsigned char c) { return c >= 0x80; }))
     out.push_back({"non-ascii-path",

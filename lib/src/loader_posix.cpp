@@ -7,6 +7,7 @@
 
 #include "base/util.hpp"
 #include "cudnn_install/loader.hpp"
+#include "cudnn_install/shell_quote.hpp"
 
 namespace fs = std::filesystem;
 
@@ -100,7 +101,7 @@ LoaderChange plan_loader_change(const Toolkit& tk, const LoaderEnv& env, LoaderM
   std::string version = std::to_string(tk.version.major) + "." + std::to_string(tk.version.minor);
   c.conf_file = (env.etc / "ld.so.conf.d" / ("cudnn-install-cuda-" + version + ".conf")).string();
   c.conf_content = (ec ? lib : real).string() + "\n";
-  c.shell_line = "export LD_LIBRARY_PATH=" + (ec ? lib : real).string() + "${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}";
+  c.shell_line = export_prepend_line("LD_LIBRARY_PATH", (ec ? lib : real).string());
   c.reason = mode == LoaderMode::System
                  ? "the loader does not search " + lib.string() + ": adding " + c.conf_file
                  : "the loader does not search " + lib.string() + "; add this to your shell profile:";

@@ -250,7 +250,7 @@ TEST(WinEndToEnd, InstallChangesPathOnceAndRollbackRestoresAll) {
     EXPECT_NE(out.find("nothing to do"), std::string::npos) << out;
     EXPECT_NE(out.find("debug: 0 existing files read to compare them"), std::string::npos) << out;
 
-    rc = run_command(cli("--rollback --cuda-root " + quoted(root)), &out);
+    rc = run_command(cli("--rollback --yes --cuda-root " + quoted(root)), &out);
     ASSERT_EQ(rc, 0) << out;
     EXPECT_EQ(guard.now(), before) << c.archive;
     EXPECT_EQ(diff(tree, snapshot(root)), "") << c.archive;
@@ -299,7 +299,7 @@ TEST(WinEndToEnd, DllInUseIsRefusedOrMovedAsideWithReplaceInUse) {
 
   ASSERT_EQ(run_command(cli("--replace-in-use " + args), &out), 0) << out;
   EXPECT_NE(read_file(root / "bin/cudnn64_8.dll"), read_file(FAKE_CUDNN));
-  ASSERT_EQ(run_command(cli("--rollback --cuda-root " + quoted(root)), &out), 0) << out;
+  ASSERT_EQ(run_command(cli("--rollback --yes --cuda-root " + quoted(root)), &out), 0) << out;
   EXPECT_EQ(diff(tree, snapshot(root)), "");
 }
 

@@ -1,0 +1,112 @@
+// What --rollback and uninstall show before they change anything: the change itself, run on a
+// filesystem that writes nothing (preview.hpp). --dry-run stops there; a real run asks about it.
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "cli.hpp"
+#include "cudnn_install/preview.hpp"
+#include "cudnn_install/txn.hpp"
+
+namespace cudnn_install::cli {
+namespace {
+
+std::string change_kind(PreviewChange::Kind kind) {
+  switch (kind) {
+    case PreviewChange::Kind::Create:
+      return "create";
+    case PreviewChange::Kind::Symlink:
+      return "symlink";
+    case PreviewChange::Kind::Move:
+      return "move";
+    case PreviewChange::Kind::Remove:
+      return "remove";
+    case PreviewChange::Kind::MakeDir:
+      return "mkdir";
+    case PreviewChange::Kind::Append:
+      return "append";
+  }
+  return "";
+}
+
+nlohmann::json changes_json(const std::vector<PreviewChange>& changes) {
+  auto list = nlohmann::json::array();
+  for (const auto& c : changes) {
+    nlohmann::json j{{"action", change_kind(c.kind)}, {"path", c.path.string()}, {"bytes", c.bytes}};
+    if (c.kind == PreviewChange::Kind::Move) j["to"] = c.to.string();
+    list.push_back(std::move(j));
+  }
+  return list;
+}
+
+void print_previewed(const Previewed& p, const std::filesystem::path& root, const Options& o) {
+  if (o.verbosity == Verbosity::Quiet || o.format == Format::Json) return;
+  for (const auto& line : p.headline) std::cout << line << "\n";
+  for (const auto& line : describe_changes(p.changes, root)) std::cout << "  " << line << "\n";
+  for (const auto& [key, value] : p.env_written)
+    std::cout << "  PATH     " << to_string(key.first) << " " << key.second
+              << (value ? " set back to its value before the install" : " removed") << "\n";
+  for (const auto& line : p.after) std::cout << line << "\n";
+}
+
+}  // namespace
+
+int report_would_fail(Error error, const Options& o) {
+  error.message = "would fail: " + error.message;
+  return report_error(error, o);
+}
+
+Previewed preview_change(FileSystem& real, EnvStore* env, const ChangeOp& op, PreviewStart start,
+                         const std::filesystem::path& root) {
+  PreviewFileSystem fs(real);
+  PreviewEnvStore preview_env(env);
+  EnvStore* e = env ? &preview_env : nullptr;
+  Previewed p;
+  if (start == PreviewStart::RecoverFirst) {
+    auto recovered = recover(fs, root, e);
+    if (!recovered) {
+      p.failure = recovered.error();
+      return p;
+    }
+    if (recovered->what != Recovery::What::Nothing)
+      p.headline.push_back("first: finish the interrupted transaction " + recovered->id +
+                           " (as every real run does before anything else)");
+  }
+  auto done = op(fs, e);
+  if (!done)
+    p.failure = done.error();
+  else
+    p.headline.insert(p.headline.end(), done->headline.begin(), done->headline.end()), p.after = done->after;
+  p.changes = fs.changes();
+  for (const auto& [key, value] : preview_env.written()) p.env_written[key] = value.has_value();
+  return p;
+}
+
+int dry_run_change(const Toolkit& toolkit, const ChangeOp& op, const Options& o) {
+  auto real = make_real_filesystem();
+  auto env = open_env_store();
+  Previewed p;
+  if (auto lock = check_state_lock_possible(*real, toolkit.root); !lock)
+    p.failure = lock.error();
+  else
+    p = preview_change(*real, env.get(), op, PreviewStart::RecoverFirst, toolkit.root);
+  if (p.failure) return report_would_fail(*p.failure, o);
+  answer()["toolkit"] = toolkit.root.string();
+  answer()["dry_run"] = true;
+  answer()["changed"] = !p.changes.empty();  // what the real run would do
+  answer()["changes"] = changes_json(p.changes);
+  if (o.format == Format::Json) return 0;
+  print_previewed(p, toolkit.root, o);
+  std::cout << "dry run: nothing was written.\n";
+  return 0;
+}
+
+Result<void> preview_and_confirm(const Toolkit& toolkit, Session& session, const ChangeOp& op, const char* doing,
+                                 const Options& o) {
+  if (o.confirm == Confirm::AssumeYes) return {};
+  Previewed p = preview_change(*session.fs, session.env.get(), op, PreviewStart::AsIs, toolkit.root);
+  if (p.failure) return std::unexpected(*p.failure);
+  print_previewed(p, toolkit.root, o);
+  return confirm(o, doing);
+}
+
+}  // namespace cudnn_install::cli

@@ -1,0 +1,58 @@
+// Commands printed for people to paste: this program by the name that finds it, then the
+// arguments, quoted for the shell of this platform (shell_quote.hpp).
+#include <cstdlib>
+#include <string_view>
+
+#include "cli.hpp"
+#include "cudnn_install/process.hpp"
+#include "cudnn_install/shell_quote.hpp"
+
+namespace cudnn_install::cli {
+namespace {
+
+#ifdef _WIN32
+constexpr char kPathSeparator = ';';
+constexpr const char* kProgramFile = "cudnn-install.exe";
+#else
+constexpr char kPathSeparator = ':';
+constexpr const char* kProgramFile = "cudnn-install";
+#endif
+
+std::string utf8_text(const std::filesystem::path& path) {
+  auto text = path.u8string();
+  return std::string(text.begin(), text.end());
+}
+
+// "cudnn-install" when that name on PATH is this very program, else its full path: a name that
+// finds another copy, or none, would run something else than what printed the command.
+std::string program_name() {
+  std::filesystem::path self = current_executable();
+  const char* path = std::getenv("PATH");
+  std::string_view rest = path ? path : "";
+  while (!rest.empty()) {
+    auto end = rest.find(kPathSeparator);
+    std::filesystem::path dir(rest.substr(0, end));
+    rest = end == std::string_view::npos ? "" : rest.substr(end + 1);
+    std::error_code ec;
+    if (dir.empty() || !std::filesystem::exists(dir / kProgramFile, ec)) continue;
+    return std::filesystem::equivalent(dir / kProgramFile, self, ec) ? "cudnn-install" : utf8_text(self);
+  }
+  return utf8_text(self);
+}
+
+}  // namespace
+
+std::string command_to_paste(const std::vector<std::string>& args) {
+  std::vector<std::string> argv{program_name()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  std::string line = command_line(argv, native_shell());
+#ifdef _WIN32
+  // PowerShell is the default terminal, but many still open cmd: its form too, where it differs.
+  if (std::string cmd = command_line(argv, Shell::Cmd); cmd != line) line += "\n  (in cmd: " + cmd + ")";
+#endif
+  return line;
+}
+
+std::string path_arg(const std::filesystem::path& path) { return utf8_text(path); }
+
+}  // namespace cudnn_install::cli
