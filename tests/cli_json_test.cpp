@@ -15,7 +15,7 @@ using nlohmann::json;
 
 namespace {
 
-fs::path test_archive() { return corpus_archive("cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz"); }
+fs::path json_test_archive() { return corpus_archive("cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz"); }
 
 // Runs the command with --json (stderr dropped) and parses stdout, which must be one object.
 json answer_of(const std::string& args, int* rc) {
@@ -64,7 +64,7 @@ TEST(CliJson, AnInstallWithYesIsOneObjectWithPlanTransactionAndVerification) {
   TempDir dir;
   make_tree_with_old_cudnn(dir.path());
   int rc = 0;
-  json j = answer_of("--yes --cuda-root " + dir.path().string() + " " + archive_args(test_archive()), &rc);
+  json j = answer_of("--yes --cuda-root " + dir.path().string() + " " + archive_args(json_test_archive()), &rc);
   // The corpus's libraries are not real ones: the verification after the install fails (5).
   EXPECT_TRUE(rc == 0 || rc == 5) << j.dump(2);
   EXPECT_EQ(j["schema"], "cudnn-install/2");
@@ -80,7 +80,7 @@ TEST(CliJson, AnInstallWithYesIsOneObjectWithPlanTransactionAndVerification) {
   EXPECT_EQ(j["integrity"]["verdict"], "match");
 
   json again =
-      answer_of("--yes --no-verify --cuda-root " + dir.path().string() + " " + archive_args(test_archive()), &rc);
+      answer_of("--yes --no-verify --cuda-root " + dir.path().string() + " " + archive_args(json_test_archive()), &rc);
   EXPECT_EQ(rc, 0);
   EXPECT_EQ(again["result"], "already_installed");
   EXPECT_EQ(again["changed"], false);
@@ -92,7 +92,7 @@ TEST(CliJson, WithoutATerminalAndWithoutYesOneErrorObjectThatKeepsThePlan) {
   make_tree_with_old_cudnn(dir.path());
   auto before = snapshot(dir.path());
   int rc = 0;
-  json j = answer_of("--cuda-root " + dir.path().string() + " " + archive_args(test_archive()) + " </dev/null", &rc);
+  json j = answer_of("--cuda-root " + dir.path().string() + " " + archive_args(json_test_archive()) + " </dev/null", &rc);
   EXPECT_EQ(rc, 1);
   EXPECT_EQ(j["kind"], "error");
   EXPECT_EQ(j["command"], "install");
@@ -106,7 +106,7 @@ TEST(CliJson, ADryRunIsOneInstallAnswerThatChangesNothing) {
   make_tree_with_old_cudnn(dir.path());
   auto before = snapshot(dir.path());
   int rc = 0;
-  json j = answer_of("--dry-run --cuda-root " + dir.path().string() + " " + archive_args(test_archive()), &rc);
+  json j = answer_of("--dry-run --cuda-root " + dir.path().string() + " " + archive_args(json_test_archive()), &rc);
   EXPECT_EQ(rc, 0);
   EXPECT_EQ(j["kind"], "install");
   EXPECT_EQ(j["dry_run"], true);
@@ -121,7 +121,7 @@ TEST(CliJson, StatusRollbackAndUninstallAnswerOnceEach) {
   make_tree_with_old_cudnn(dir.path());
   std::string root = dir.path().string();
   int rc = 0;
-  json installed = answer_of("--yes --no-verify --cuda-root " + root + " " + archive_args(test_archive()), &rc);
+  json installed = answer_of("--yes --no-verify --cuda-root " + root + " " + archive_args(json_test_archive()), &rc);
   ASSERT_EQ(rc, 0) << installed.dump(2);
   json status = answer_of("status --cuda-root " + root, &rc);
   EXPECT_EQ(rc, 0);
@@ -136,7 +136,7 @@ TEST(CliJson, StatusRollbackAndUninstallAnswerOnceEach) {
   EXPECT_EQ(nothing["kind"], "error");
   EXPECT_EQ(nothing["code"], "nothing-to-undo");
 
-  ASSERT_EQ(answer_of("--yes --no-verify --cuda-root " + root + " " + archive_args(test_archive()), &rc)["kind"],
+  ASSERT_EQ(answer_of("--yes --no-verify --cuda-root " + root + " " + archive_args(json_test_archive()), &rc)["kind"],
             "install");
   json uninstall = answer_of("uninstall --yes --cuda-root " + root, &rc);
   EXPECT_EQ(rc, 0);
