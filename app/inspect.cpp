@@ -55,6 +55,8 @@ Result<Inspected> from_memo(const ArchiveMemo& memo, const Options& o) {
 NameCheck name_check(const Options& o) { return o.force_name ? NameCheck::Skip : NameCheck::Enforce; }
 
 Result<Inspected> inspect_and_check(const Toolkit& toolkit, FileSystem& fs, Spooling spooling, const Options& o) {
+  // Before anything reads it (the sha256 would wait forever on a FIFO, or read /dev/zero forever).
+  if (auto regular = check_regular_file(o.archive); !regular) return std::unexpected(regular.error());
   if (auto memo = find_archive_memo(fs, toolkit.root, o.archive)) return from_memo(*memo, o);
   auto identity = fs.identity(o.archive);  // before reading: a file that changes meanwhile is never remembered
   bool tar = container_from_extension(o.archive.filename().string()) != Container::Zip;

@@ -25,6 +25,7 @@ class Files:
     """An archive's entries: (name, kind, data_or_target). kind: file | symlink | dir | ..."""
     def __init__(self):
         self.items = []
+        self.modes = {}  # name -> permission bits of a file (default 0644)
 
     def file(self, name, data=None):
         self.items.append((name, "file", data if data is not None else content(name)))
@@ -32,6 +33,10 @@ class Files:
 
     def symlink(self, name, target):
         self.items.append((name, "symlink", target))
+        return self
+
+    def mode(self, name, bits):
+        self.modes[name] = bits
         return self
 
     def special(self, name, kind, extra=None):
@@ -45,7 +50,7 @@ def write_tar(path, files, compression="xz"):
         for name, kind, data in files.items:
             info = tarfile.TarInfo(name)
             info.mtime = 1700000000
-            info.mode = 0o644
+            info.mode = files.modes.get(name, 0o644)
             if kind == "file":
                 info.size = len(data)
                 tar.addfile(info, io.BytesIO(data))
@@ -69,7 +74,8 @@ def write_zip(path, files):
             info = zipfile.ZipInfo(name, date_time=(2023, 10, 30, 0, 0, 0))
             info.compress_type = zipfile.ZIP_DEFLATED
             if kind == "file":
-                info.external_attr = (0o100644 << 16)
+                info.create_system = 3
+                info.external_attr = ((0o100000 | files.modes.get(name, 0o644)) << 16)
                 z.writestr(info, data)
             elif kind == "symlink":
                 info.create_system = 3
@@ -188,6 +194,8 @@ def hostile_archives():
          "not in the archive"),
         ("symlink-loop", tx, base().symlink(t + "/lib/liba.so", "libb.so").symlink(t + "/lib/libb.so", "liba.so"),
          "unsafe-entry", "loop"),
+        ("windows-device", zp, wbase().file(w + "/include/aux.h"), "unsafe-entry", "Windows device 'aux'"),
+        ("trailing-dot", zp, wbase().file(w + "/include/cudnn_extra.h."), "unsafe-entry", "dot or a space"),
         ("no-include", tx, Files().file(t + "/lib/libcudnn.so.9.19.0"), "bad-archive", "no include/"),
         ("no-libraries", tx, Files().file(t + "/include/cudnn_version.h", version_header(9, 19, 0).encode()),
          "bad-archive", "no libraries"),
@@ -198,6 +206,50 @@ def hostile_archives():
          .file(t + "/lib/libcudnn.so.9.19.0"), "bad-archive", "does not define CUDNN_MAJOR"),
     ]
     return h
+
+
+def tricky_archives():
+    """Archives that install, but only as the tool's own rules say: (case, file name, Files, what the
+    installed tree must show). "modes": setuid/setgid/sticky/group- and world-writable entries, whose
+    installed modes must be 0644, or 0755 for executables and shared libraries."""
+    t = "cudnn-linux-x86_64-9.19.0.56_cuda13-archive"
+    w = "cudnn-windows-x86_64-9.19.0.56_cuda13-archive"
+    linux = (linux_v9(t, "9.19.0", lib_names=["libcudnn"])
+             .mode(f"{t}/lib/libcudnn.so.9.19.0", 0o4777).mode(f"{t}/include/cudnn.h", 0o2666)
+             .mode(f"{t}/include/cudnn_adv.h", 0o1777).mode(f"{t}/include/cudnn_version.h", 0)
+             .mode(f"{t}/include/cudnn_ops.h", 0o6600).mode(f"{t}/include/cudnn_graph.h", 0o0620))
+    linux_modes = {"lib/libcudnn.so.9.19.0": 0o755, "include/cudnn.h": 0o644, "include/cudnn_adv.h": 0o755,
+                   "include/cudnn_version.h": 0o644, "include/cudnn_ops.h": 0o644, "include/cudnn_graph.h": 0o644,
+                   "include/cudnn_cnn.h": 0o644}
+    windows_files = (windows(w, "9.19.0", "bin/x64", "lib/x64").mode(f"{w}/bin/x64/cudnn64_9.dll", 0o4777)
+                     .mode(f"{w}/lib/x64/cudnn.lib", 0o2666).mode(f"{w}/include/cudnn.h", 0o7755)
+                     .mode(f"{w}/include/cudnn_version.h", 0))
+    windows_modes = {"bin/x64/cudnn64_9.dll": 0o755, "lib/x64/cudnn.lib": 0o644, "include/cudnn.h": 0o755,
+                     "include/cudnn_version.h": 0o644, "bin/x64/cudnn_ops64_9.dll": 0o755}
+    # "too-big": a library of 8 MiB of zeros (a few KiB compressed), for a filesystem of a few MiB.
+    big = bytes(8 << 20)
+    linux_big = linux_v9(t, "9.19.0", lib_names=["libcudnn"])
+    linux_big.items = [(n, k, big if n.endswith(".so.9.19.0") else d) for n, k, d in linux_big.items]
+    windows_big = windows(w, "9.19.0", "bin/x64", "lib/x64")
+    windows_big.items = [(n, k, big if n.endswith("cudnn64_9.dll") else d) for n, k, d in windows_big.items]
+    # "long-name": a library whose file name (270 bytes) no common filesystem holds (NAME_MAX 255).
+    long_name = linux_v9(t, "9.19.0", lib_names=["libcudnn"]).file(f"{t}/lib/libcudnn_{'x' * 250}.so.9.19.0")
+    # "foreign": a cuDNN archive that also carries CUDA's own files (and a cuDNN-named link to one):
+    # none of them may be installed; cuDNN's files are.
+    foreign = (linux_v9(t, "9.19.0", lib_names=["libcudnn"]).file(f"{t}/lib/libcudart.so.13", b"evil cudart\n")
+               .symlink(f"{t}/lib/libcudart.so", "libcudart.so.13").symlink(f"{t}/lib/libcudnn_evil.so", "libcudart.so.13")
+               .file(f"{t}/include/cuda.h", b"#define CUDA_VERSION 99000 /* evil */\n"))
+    foreign_w = (windows(w, "9.19.0", "bin/x64", "lib/x64").file(f"{w}/bin/x64/cudart64_13.dll", b"MZ evil cudart\n")
+                 .file(f"{w}/bin/x64/zlibwapi.dll", b"MZ evil zlib\n").file(f"{w}/include/cuda.h", b"/* evil */\n"))
+    not_installed = ["lib/libcudart.so.13", "lib/libcudart.so", "lib/libcudnn_evil.so", "include/cuda.h"]
+    return [("long-name", t + ".tar.xz", long_name, {"refused": "holds names of at most"}),
+            ("foreign", t + ".tar.xz", foreign, {"not_installed": not_installed, "installed": ["lib/libcudnn.so.9.19.0"]}),
+            ("foreign", w + ".zip", foreign_w, {"not_installed": ["bin/x64/cudart64_13.dll", "bin/x64/zlibwapi.dll",
+                                                                  "include/cuda.h"], "installed": ["bin/x64/cudnn64_9.dll"]}),
+            ("modes", t + ".tar.xz", linux, {"modes": linux_modes}),
+            ("modes", w + ".zip", windows_files, {"modes": windows_modes}),
+            ("too-big", t + ".tar.xz", linux_big, {"unpacked_bytes": 8 << 20}),
+            ("too-big", w + ".zip", windows_big, {"unpacked_bytes": 8 << 20})]
 
 
 def corrupt_variants(outdir, exp):
@@ -230,7 +282,7 @@ def corrupt_variants(outdir, exp):
 
 def main():
     outdir = sys.argv[1]
-    exp = {"good": [], "hostile": []}
+    exp = {"good": [], "hostile": [], "tricky": []}
     os.makedirs(os.path.join(outdir, "good"), exist_ok=True)
     for name, files, version in good_archives():
         path = os.path.join(outdir, "good", name)
@@ -243,6 +295,12 @@ def main():
         write_zip(path, files) if name.endswith(".zip") else write_tar(path, files)
         exp["hostile"].append({"case": case, "file": f"hostile/{case}/{name}", "code": code, "contains": fragment})
     corrupt_variants(outdir, exp)
+    for case, name, files, expect in tricky_archives():
+        d = os.path.join(outdir, "tricky", case)
+        os.makedirs(d, exist_ok=True)
+        write_zip(os.path.join(d, name), files) if name.endswith(".zip") else write_tar(os.path.join(d, name), files)
+        exp["tricky"].append(dict(case=case, file=f"tricky/{case}/{name}", **expect))
+        write_manifest(d)
     for case, name, code in [("renamed", "cudnn.zip", "bad-name"),
                              ("wrong-extension", "cudnn-windows-x86_64-9.19.0.56_cuda13-archive.tar.xz", "bad-name")]:
         d = os.path.join(outdir, "hostile", case)

@@ -75,3 +75,20 @@ TEST(ArchiveSafety, ListsEveryProblemNotJustTheFirst) {
   EXPECT_NE(message.find("a/../b"), std::string::npos);
   EXPECT_NE(message.find("a/dev"), std::string::npos);
 }
+
+// Issue 18, class 1: names Windows cannot hold are refused on the listing, before any plan (and in
+// --dry-run): device names whatever their extension, and components ending in a dot or a space.
+TEST(ArchiveSafety, WindowsDeviceNamesAndTrailingDotsOrSpacesAreRefused) {
+  for (const char* name : {"a/include/CON", "a/include/aux.h", "a/include/Nul.txt", "a/bin/com1.dll", "a/bin/LPT9",
+                           "a/include/cudnn.h.", "a/include/cudnn.h ", "a/aux/cudnn.h", "a/bin./cudnn64_9.dll",
+                           "a/include/conin$.h", "a/bin/com\xc2\xb9.dll", "a/include/aux .h"}) {
+    std::string why = refusal({file(name)}, TargetOs::Windows);
+    EXPECT_NE(why, "") << name;
+    EXPECT_TRUE(why.find("Windows device") != std::string::npos || why.find("dot or a space") != std::string::npos)
+        << name << ": " << why;
+  }
+  for (const char* name : {"a/include/cudnn.h", "a/include/console.h", "a/bin/cudnn_auxiliary64_9.dll",
+                           "a/lib/x64/com10.lib", "a/include/auxx.h"})
+    EXPECT_EQ(refusal({file(name)}, TargetOs::Windows), "") << name;
+  EXPECT_EQ(refusal({file("a/include/aux.h")}, TargetOs::Linux), "");  // a Linux toolkit holds it
+}

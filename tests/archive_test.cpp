@@ -213,6 +213,22 @@ TEST(ArchiveLayout, RolesOfEveryEra) {
   EXPECT_EQ(classify("README"), Role::Unknown);
 }
 
+// Issue 18, class 6: only cuDNN's own files have a role that installs; a CUDA runtime or cuda.h in
+// a cuDNN archive is Unknown (listed as not installed), wherever it sits.
+TEST(ArchiveLayout, OnlyCudnnsOwnFilesAreInstalled) {
+  for (const char* rel :
+       {"lib/libcudart.so.13", "lib64/libcublas.so", "include/cuda.h", "include/cuda_runtime.h", "bin/cudart64_13.dll",
+        "bin/x64/zlibwapi.dll", "lib/x64/cudart.lib", "lib/libz.a", "lib/libnvrtc.so.13", "include/nvrtc.h"}) {
+    EXPECT_EQ(classify(rel), Role::Unknown) << rel;
+    EXPECT_TRUE(installable_but_not_cudnn(rel)) << rel;
+  }
+  for (const char* rel : {"lib/libcudnn_engines_precompiled.so.9.19.0", "include/cudnn_backend_v9.h",
+                          "bin/x64/cudnn_graph64_9.dll", "lib/x64/cudnn_adv64_9.lib", "lib64/libcudnn_static_v7.a"}) {
+    EXPECT_NE(classify(rel), Role::Unknown) << rel;
+    EXPECT_FALSE(installable_but_not_cudnn(rel)) << rel;
+  }
+}
+
 // Files on disk decode through liblzma's multi-threaded decoder (archive_xz.cpp); bytes in memory
 // through libarchive's own filter. Both must list the same entries with the same CRCs, for a file
 // in many blocks (xz -T2) and for two xz streams one after the other (what `xz -d` accepts).

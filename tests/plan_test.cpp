@@ -197,3 +197,80 @@ TEST(Plan, RefusesAnArchiveForAnotherCpuThanTheToolkitHolds) {
   EXPECT_EQ(linux_target_of("linux-aarch64"), "aarch64-linux");
   EXPECT_FALSE(linux_target_of("windows-x86_64"));
 }
+
+// Issue 18, class 2: the archive's permission bits are a hint only. One rule (installed_mode)
+// gives every installed file 0644, or 0755 for an executable or a shared library.
+TEST(Plan, InstalledModesFollowOneRuleNeverTheArchivesBits) {
+  struct Case {
+    const char* name;
+    std::uint32_t archive_mode, expected;
+  } cases[] = {
+      {"include/cudnn.h", 0644, 0644},
+      {"include/cudnn.h", 04755, 0755},
+      {"include/cudnn.h", 02666, 0644},
+      {"include/cudnn.h", 01777, 0755},
+      {"include/cudnn.h", 0, 0644},
+      {"include/cudnn.h", 0600, 0644},
+      {"lib/libcudnn.so.9.1.0", 04777, 0755},
+      {"lib/libcudnn.so.9.1.0", 0600, 0755},
+      {"lib/libcudnn.so.9.1.0", 0, 0755},
+      {"lib/libcudnn_static.a", 06777, 0755},
+      {"lib/libcudnn_static.a", 0666, 0644},
+      {"bin/cudnn64_9.dll", 0, 0755},
+      {"bin/CUDNN64_9.DLL", 02644, 0755},
+      {"lib/x64/cudnn.lib", 02666, 0644},
+      {"top\\lib\\libcudnn.so.9", 0644, 0755},
+  };
+  for (const auto& c : cases) {
+    EXPECT_EQ(installed_mode(c.name, c.archive_mode), c.expected) << c.name << " " << std::oct << c.archive_mode;
+    EXPECT_EQ(installed_mode(c.name, c.archive_mode) & kUnsafeModeBits, 0u) << c.name;
+  }
+  Entry lib = entry("lib/libcudnn.so.9.1.0"), header = entry("include/cudnn.h");
+  lib.raw.mode = 04777;
+  header.raw.mode = 02666;
+  PlanOptions options;
+  options.generated.push_back({"/etc/ld.so.conf.d/cudnn.conf", "/sandbox/cuda/lib\n", std::nullopt});
+  auto plan = make_plan(linux_archive(9, 1, {lib, header}), linux_toolkit(), {}, options);
+  ASSERT_TRUE(plan);
+  EXPECT_EQ(step_for(*plan, "lib/libcudnn.so.9.1.0").mode, 0755u);
+  EXPECT_EQ(step_for(*plan, "include/cudnn.h").mode, 0644u);
+  EXPECT_EQ(step_for(*plan, "/etc/ld.so.conf.d/cudnn.conf").mode, 0644u);
+}
+
+// A file left setuid or world-writable (by an older install, or by hand) is rewritten with the
+// right mode even where its bytes are the archive's.
+TEST(Plan, AnIdenticalFileWithUnsafeBitsIsRewritten) {
+  for (std::uint32_t bad : {04755u, 02755u, 01644u, 0664u, 0646u}) {
+    TreeState tree;
+    tree.targets["lib/libcudnn.so.9.1.0"] = ExistingFile{EntryType::File, 10, bad, {}, 1};
+    auto plan = make_plan(linux_archive(9, 1, {entry("lib/libcudnn.so.9.1.0")}), linux_toolkit(), tree, {});
+    ASSERT_TRUE(plan);
+    EXPECT_EQ(step_for(*plan, "lib/libcudnn.so.9.1.0").action, Action::Overwrite) << std::oct << bad;
+    EXPECT_EQ(step_for(*plan, "lib/libcudnn.so.9.1.0").reason, "replaces a file with unsafe permissions");
+  }
+}
+
+// Issue 18, class 1: a name or path longer than the target filesystem holds is refused by the plan
+// (dry run included), before anything is written; the limits are the ones scan_tree asked for.
+TEST(Plan, NamesAndPathsTheFilesystemCannotHoldAreRefused) {
+  std::string long_name = "libcudnn_" + std::string(250, 'x') + ".so.9";  // 264 bytes
+  TreeState tree;
+  tree.name_limits["lib"] = NameLimits{255, 4096};
+  auto refused = make_plan(linux_archive(9, 1, {entry("lib/" + long_name)}), linux_toolkit(), tree, {});
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code, ErrorCode::UnsafeEntry);
+  EXPECT_NE(refused.error().message.find("is 264 bytes"), std::string::npos) << refused.error().message;
+  EXPECT_NE(refused.error().message.find("at most 255 bytes"), std::string::npos) << refused.error().message;
+
+  tree.name_limits["lib"] = NameLimits{1024, 4096};  // a filesystem with longer names takes it
+  EXPECT_TRUE(make_plan(linux_archive(9, 1, {entry("lib/" + long_name)}), linux_toolkit(), tree, {}));
+
+  tree.name_limits["lib"] = NameLimits{255, 64};  // "/sandbox/cuda/lib/" and the temporary: too long a path
+  auto too_deep = make_plan(linux_archive(9, 1, {entry("lib/libcudnn.so.9.1.0")}), linux_toolkit(), tree, {});
+  ASSERT_FALSE(too_deep);
+  EXPECT_NE(too_deep.error().message.find("holds paths of at most 63 bytes"), std::string::npos)
+      << too_deep.error().message;
+
+  EXPECT_EQ(name_does_not_fit("/sandbox/cuda", "lib/" + std::string(255, 'y'), NameLimits{255, 4096}), std::nullopt);
+  EXPECT_NE(name_does_not_fit("/sandbox/cuda", "lib/" + std::string(256, 'y'), NameLimits{255, 4096}), std::nullopt);
+}

@@ -3,6 +3,8 @@
 // cut at every byte. The tree must always end exactly as before or exactly as after.
 #include <gtest/gtest.h>
 
+#include <cerrno>
+#include <cstring>
 #include <map>
 
 #include "support/faulty_filesystem.hpp"
@@ -251,4 +253,107 @@ TEST(Txn, OnlyTheLastTransactionsKeepBackups) {
   std::size_t backup_dirs = 0;
   for ([[maybe_unused]] const auto& e : fs::directory_iterator(state_dir(root) / "backup")) ++backup_dirs;
   EXPECT_EQ(backup_dirs, kKeptTransactions);
+}
+
+// Issue 18, class 9: the space needed is what will really be written on each filesystem (the spool
+// for a tar.xz, the staged files for a zip or a remembered archive) plus a small margin, asked of
+// the filesystem before anything is written. With just too little, nothing changes; with just
+// enough (far below the old 256 MiB reserve), the install goes through.
+TEST(Txn, SpaceIsCheckedBeforeWritingAgainstWhatWillReallyBeWritten) {
+  for (const auto& scenario : kScenarios) {
+    auto real = make_real_filesystem();
+    for (std::uint64_t available : {std::uint64_t(64) << 10, std::uint64_t(1) << 20}) {  // below the margin
+      TempDir dir;
+      fs::path root = dir.path() / "cuda";
+      scenario.make_tree(root);
+      fs::create_directories(state_dir(root));  // the CLI's lock file made it
+      auto before = snapshot(root);
+      FaultyFileSystem nearly_full(*real, 0, FaultyFileSystem::Mode::FailOnce);
+      nearly_full.space_answer = [&](const fs::path&) { return std::optional(FreeSpace{1, available, 4096}); };
+      auto outcome = install_through(nearly_full, root, corpus_archive(scenario.archive), scenario.reading);
+      ASSERT_FALSE(outcome) << scenario.label;
+      (void)remove_spool(*real, spool_dir(root));  // as the CLI does when the command ends
+      EXPECT_NE(outcome.error().message.find("not enough space"), std::string::npos) << outcome.error().message;
+      EXPECT_EQ(diff(before, snapshot(root)), "") << scenario.label;
+      EXPECT_TRUE(stray_temporaries(root).empty()) << scenario.label;
+    }
+    TempDir dir;  // a few MiB free: enough for these small archives, whatever the old reserve said
+    fs::path root = dir.path() / "cuda";
+    scenario.make_tree(root);
+    FaultyFileSystem small_disk(*real, 0, FaultyFileSystem::Mode::FailOnce);
+    small_disk.space_answer = [&](const fs::path&) { return std::optional(FreeSpace{1, 3u << 20, 4096}); };
+    auto outcome = install_through(small_disk, root, corpus_archive(scenario.archive), scenario.reading);
+    EXPECT_TRUE(outcome) << scenario.label << ": " << (outcome ? "" : outcome.error().message);
+  }
+}
+
+// Issue 18, class 1: undo never wedges. A step it cannot inspect or reverse, with every errno that
+// lstat, rename, unlink and rmdir can return, is reported precisely (its target and the error)
+// while every other step is still undone; the journal keeps the rollback, so the next run finishes
+// it once the cause is gone. (lstat's ENOENT, ENOTDIR and ENAMETOOLONG mean "nothing there": they
+// are answers, not failures, and a filesystem that gave them for a file that is there would lie.)
+TEST(Txn, UndoReportsAStepItCannotReverseAndStillUndoesEveryOther) {
+  const Reference& ref = reference();
+  TempDir installed_dir;
+  fs::path installed = installed_dir.path() / "cuda";
+  make_tree_with_old_cudnn(installed);
+  auto real = make_real_filesystem();
+  auto p = prepare(installed, corpus_archive(kArchive));
+  auto outcome = apply_plan(*real, installed, p.archive, p.plan, {});
+  ASSERT_TRUE(outcome);
+  Snapshot with_state = snapshot(installed, "");
+  auto begin = parse_journal(read_file(txn_paths::history_file(installed, outcome->id))).begin;
+  ASSERT_TRUE(begin);
+  const JournalStep *overwrite = nullptr, *create = nullptr;
+  for (const auto& s : begin->steps) {
+    if (s.kind != JournalStep::Kind::Place) continue;
+    if (s.had_old() && !overwrite) overwrite = &s;
+    if (!s.had_old() && !create) create = &s;
+  }
+  ASSERT_TRUE(overwrite && create);
+  struct Fault {
+    const char* op;
+    std::string JournalStep::*path;  // which of the step's paths the operation names
+    const JournalStep* step;
+    std::vector<int> errs;
+  } faults[] = {
+      {"lstat",
+       &JournalStep::backup,
+       overwrite,
+       {EACCES, EBADF, EFAULT, ELOOP, ENAMETOOLONG, ENOENT, ENOMEM, ENOTDIR, EOVERFLOW, EIO}},
+      {"rename",
+       &JournalStep::target,
+       overwrite,
+       {EACCES, EBUSY, EDQUOT, EFAULT, EINVAL, EISDIR, ELOOP, EMLINK, ENAMETOOLONG, ENOENT, ENOMEM, ENOSPC, ENOTDIR,
+        ENOTEMPTY, EEXIST, EPERM, EROFS, EXDEV, EIO}},
+      {"remove",
+       &JournalStep::target,
+       create,  // unlink(2), and rmdir(2) for a directory
+       {EACCES, EBUSY, EFAULT, EINVAL, EIO, EISDIR, ELOOP, ENAMETOOLONG, ENOENT, ENOMEM, ENOTDIR, ENOTEMPTY, EPERM,
+        EROFS}},
+  };
+  for (const auto& f : faults)
+    for (int err : f.errs) {
+      if (std::string(f.op) == "lstat" && lstat_says_absent(err)) continue;
+      SCOPED_TRACE(std::string(f.op) + " " + std::strerror(err));
+      TempDir dir;
+      fs::path root = dir.path() / "cuda";
+      materialize(with_state, root);
+      FaultyFileSystem faulty(*real, 0, FaultyFileSystem::Mode::FailOnce);
+      faulty.errno_fault = FaultyFileSystem::ErrnoFault{f.op, root / (f.step->*f.path), err};
+      auto undone = rollback_last(faulty, root);
+      ASSERT_FALSE(undone);
+      EXPECT_NE(undone.error().message.find("'" + f.step->target + "': injected " + f.op), std::string::npos)
+          << undone.error().message;
+      EXPECT_NE(undone.error().message.find(std::strerror(err)), std::string::npos) << undone.error().message;
+      EXPECT_NE(undone.error().message.find("every other step was undone"), std::string::npos);
+      Snapshot expected = ref.before, now = snapshot(root);
+      expected.erase(f.step->target);
+      now.erase(f.step->target);
+      EXPECT_EQ(diff(expected, now), "");     // all but the one step are undone
+      auto recovered = recover(*real, root);  // the cause gone: the next run finishes the rollback
+      ASSERT_TRUE(recovered) << recovered.error().message;
+      EXPECT_EQ(diff(ref.before, snapshot(root)), "");
+      EXPECT_FALSE(has_pending_journal(root));
+    }
 }

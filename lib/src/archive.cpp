@@ -1,6 +1,7 @@
 #include "cudnn_install/archive.hpp"
 
 #include <algorithm>
+#include <map>
 
 #include "archive_inspect.hpp"
 #include "base/try.hpp"
@@ -64,6 +65,28 @@ std::vector<Entry> to_entries(const std::vector<RawEntry>& raw, const std::strin
   return entries;
 }
 
+// A symlink installs only where its chain ends at a file that is installed too: a cuDNN-named link
+// to a skipped file would dangle, or lead to the toolkit's own file of that name.
+void skip_links_to_skipped_files(std::vector<Entry>& entries, std::vector<std::string>& ignored) {
+  std::map<std::string, const Entry*> by_rel;
+  for (const auto& e : entries) by_rel[e.rel] = &e;
+  std::vector<Entry*> skipped;
+  for (auto& e : entries) {
+    if (e.raw.type != EntryType::Symlink || dest_of(e.role) == DestDir::None) continue;
+    std::string dir = e.rel.substr(0, e.rel.rfind('/') + 1);
+    const Entry* at = &e;
+    for (int hops = 0; at && at->raw.type == EntryType::Symlink && hops < 40; ++hops) {
+      auto next = by_rel.find(dir + at->raw.link_target);
+      at = next == by_rel.end() ? nullptr : next->second;
+    }
+    if (!at || dest_of(at->role) == DestDir::None) skipped.push_back(&e);
+  }
+  for (Entry* e : skipped) {
+    e->role = Role::Unknown;
+    ignored.push_back(e->rel + " (a link to a file that is not installed, not installed)");
+  }
+}
+
 }  // namespace
 
 bool is_version_header(const RawEntry& e) {
@@ -102,8 +125,10 @@ Result<ArchiveInfo> inspect_listing(Listing listing, std::optional<ArchiveName> 
                 header->raw.name);
   for (const auto& e : info.entries)
     if (dest_of(e.role) == DestDir::None)
-      info.ignored.push_back(e.rel +
-                             (e.role == Role::License ? " (license, not installed)" : " (unknown, not installed)"));
+      info.ignored.push_back(e.rel + (e.role == Role::License            ? " (license, not installed)"
+                                      : installable_but_not_cudnn(e.rel) ? " (not a cuDNN file, not installed)"
+                                                                         : " (unknown, not installed)"));
+  skip_links_to_skipped_files(info.entries, info.ignored);
   return info;
 }
 
@@ -138,9 +163,7 @@ Result<ArchiveInfo> inspect_with_listing(const std::filesystem::path& path, Name
 }
 
 Result<std::unique_ptr<ArchiveReader>> open_archive(const std::filesystem::path& path, Container container) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec))
-    return fail(ErrorCode::Usage, "'" + path.string() + "' does not exist or is not a file", path.string());
+  TRY(check_regular_file(path));
   if (container == Container::Zip) return make_zip_reader(path, {});
   return make_tar_reader(path, {});
 }

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "archive_inspect.hpp"
+#include "base/util.hpp"
 #include "cudnn_install/archive.hpp"
 
 namespace cudnn_install {
@@ -32,9 +33,8 @@ Role classify_lib_file(const std::string& name) {
   return Role::Unknown;
 }
 
-}  // namespace
-
-Role classify(const std::string& rel) {
+// The role an entry's place and extension give it, before asking whose file it is.
+Role role_by_place(const std::string& rel) {
   auto parts = components(rel);
   if (parts.size() >= 3 && parts[0] == "targets") parts.erase(parts.begin(), parts.begin() + 2);
   if (parts.empty()) return Role::Unknown;
@@ -49,6 +49,45 @@ Role classify(const std::string& rel) {
   if (top == "bin" && (flat || x64) && name.ends_with(".dll")) return Role::Dll;
   if ((top == "lib" || top == "lib64") && (flat || x64)) return classify_lib_file(name);
   return Role::Unknown;
+}
+
+// cuDNN's own files, as NVIDIA's archives of every era name them (../shared/reference,
+// archive-layouts.md): cudnn*.h, libcudnn*.so*/.a/.dylib, cudnn*.dll, cudnn*.lib.
+bool is_cudnn_name(Role role, const std::string& file_name) {
+  std::string name = util::lower(file_name);
+  switch (role) {
+    case Role::SharedLib:
+    case Role::StaticLib:
+      return name.starts_with("libcudnn");
+    case Role::Header:
+    case Role::Dll:
+    case Role::ImportLib:
+      return name.starts_with("cudnn");
+    default:
+      return true;
+  }
+}
+
+}  // namespace
+
+bool installable_but_not_cudnn(const std::string& rel) {
+  Role role = role_by_place(rel);
+  return dest_of(role) != DestDir::None && !is_cudnn_name(role, rel.substr(rel.rfind('/') + 1));
+}
+
+// An archive installs only cuDNN's own files: anything else in it (a CUDA runtime, cuda.h) could
+// replace the toolkit's files and be loaded as root by the verify step. Such entries are Unknown:
+// listed as not installed, never written.
+Role classify(const std::string& rel) {
+  Role role = role_by_place(rel);
+  return is_cudnn_name(role, rel.substr(rel.rfind('/') + 1)) ? role : Role::Unknown;
+}
+
+std::uint32_t installed_mode(std::string_view file_name, std::uint32_t archive_mode) {
+  std::string name = util::lower(std::string(file_name.substr(file_name.find_last_of("/\\") + 1)));
+  bool executable = (archive_mode & 0111) != 0;
+  bool library = is_shared_lib(name) || name.ends_with(".dll");
+  return executable || library ? 0755 : 0644;
 }
 
 DestDir dest_of(Role role) {

@@ -28,6 +28,29 @@ std::string parent_of(const std::string& path) {
   return slash == std::string::npos ? std::string() : path.substr(0, slash);
 }
 
+// A component Windows cannot hold as a file name: a device name (CON, aux.h: the extension does not
+// matter), or one ending in a dot or a space (Windows drops them, so two names would meet).
+std::string windows_unfit(const std::string& name) {
+  static const std::set<std::string> devices = {
+      "con",  "prn",  "aux",         "nul",         "conin$",      "conout$",     "com0",        "com1",
+      "com2", "com3", "com4",        "com5",        "com6",        "com7",        "com8",        "com9",
+      "lpt0", "lpt1", "lpt2",        "lpt3",        "lpt4",        "lpt5",        "lpt6",        "lpt7",
+      "lpt8", "lpt9", "com\xc2\xb9", "com\xc2\xb2", "com\xc2\xb3", "lpt\xc2\xb9", "lpt\xc2\xb2", "lpt\xc2\xb3"};
+  std::size_t start = 0;
+  while (start <= name.size()) {
+    std::size_t slash = std::min(name.find('/', start), name.size());
+    std::string part = name.substr(start, slash - start);
+    start = slash + 1;
+    if (part.empty() || part == ".") continue;
+    if (part.ends_with('.') || part.ends_with(' '))
+      return "has a component ending in a dot or a space ('" + part + "'), which Windows drops";
+    std::string base = util::lower(part.substr(0, part.find('.')));
+    while (base.ends_with(' ')) base.pop_back();
+    if (devices.contains(base)) return "is named after the Windows device '" + base + "' ('" + part + "')";
+  }
+  return {};
+}
+
 // Why a single entry is unsafe on its own, or empty if it is fine.
 std::string unsafe_by_itself(const RawEntry& e, const std::string& name, TargetOs os) {
   if (name.empty()) return "has an empty name";
@@ -39,6 +62,8 @@ std::string unsafe_by_itself(const RawEntry& e, const std::string& name, TargetO
     return "contains control characters";
   if (os == TargetOs::Windows && name.find_first_of("<>:\"|?*") != std::string::npos)
     return "contains characters that are invalid in Windows file names";
+  if (os == TargetOs::Windows)
+    if (auto why = windows_unfit(name); !why.empty()) return why;
   switch (e.type) {
     case EntryType::Hardlink:
       return "is a hard link (to '" + e.link_target + "')";

@@ -4,6 +4,7 @@
 #include "archive_read_progress.hpp"
 #include "base/try.hpp"
 #include "cudnn_install/archive.hpp"
+#include "free_space.hpp"
 #include "txn_validate.hpp"
 
 namespace fs = std::filesystem;
@@ -11,22 +12,17 @@ namespace fs = std::filesystem;
 namespace cudnn_install {
 namespace {
 
-// Space left free on the toolkit's filesystem after spooling, so that a hostile archive that
-// inflates to more than the disk holds is refused instead of filling it. (Measured on the state
-// directory: the spool itself does not exist yet when the Spooler is made.)
-constexpr std::uint64_t kSpoolReserveBytes = 256u << 20;
-
 class Spooler {
  public:
+  // The space is asked of the state directory, where the spool is made: every file of the archive is
+  // written there once (and later renamed into place, which takes no more), so an archive that
+  // inflates to more than the disk holds is refused before it fills it.
   Spooler(FileSystem& fs, fs::path dir, const ReadProgress& progress, std::uint64_t file_bytes)
-      : fs_(fs), dir_(std::move(dir)), progress_(progress), file_bytes_(file_bytes) {
-    std::error_code ec;
-    auto space = fs::space(dir_.parent_path(), ec);
-    if (ec)
-      budget_ = UINT64_MAX;  // unknown: the writes themselves report a full disk
-    else if (space.available > kSpoolReserveBytes)
-      budget_ = space.available - kSpoolReserveBytes;
-  }
+      : fs_(fs),
+        dir_(std::move(dir)),
+        progress_(progress),
+        file_bytes_(file_bytes),
+        space_(fs_.free_space(dir_.parent_path())) {}
 
   Result<Listing> run(ArchiveReader& reader) {
     TRY(fs_.make_dir(dir_));
@@ -46,17 +42,24 @@ class Spooler {
     listing_.entries.push_back(e);
     if (e.type != EntryType::File) return std::optional<ChunkSink>();
     TRY(digest_.start(e, is_version_header(e)));
-    if (e.size > budget_ - spooled_bytes_)
-      return fail(ErrorCode::Io,
-                  "the archive unpacks to more than the free space on " + dir_.parent_path().string() + " (entry '" +
-                      e.name + "' is " + std::to_string(e.size >> 20) + " MiB): free some space first",
-                  e.name);
-    spooled_bytes_ += e.size;
+    TRY(count_space(e));
     fs::path file = dir_ / std::to_string(listing_.entries.size());
-    TRY_ASSIGN(auto out, fs_.create_new(file, e.mode ? (e.mode & 0777) : 0644));
+    TRY_ASSIGN(auto out, fs_.create_new(file, installed_mode(e.name, e.mode)));
     out_ = std::move(out);
     spooled_[e.name] = file;
     return std::optional<ChunkSink>([this](std::span<const char> chunk) { return take(chunk); });
+  }
+
+  Result<void> count_space(const RawEntry& e) {
+    if (!space_) return {};  // unknown: the writes themselves report a full disk
+    spooled_bytes_ += on_disk(e.size, *space_);
+    if (spooled_bytes_ + kSpaceMarginBytes <= space_->available) return {};
+    return fail(ErrorCode::Io,
+                not_enough_space(dir_.parent_path(), spooled_bytes_, space_->available) +
+                    " (the archive unpacks to "
+                    "more than that; it was refused at entry '" +
+                    e.name + "')",
+                e.name);
   }
 
   Result<void> take(std::span<const char> chunk) {
@@ -76,7 +79,8 @@ class Spooler {
   const ReadProgress& progress_;
   std::uint64_t file_bytes_ = 0;
   ProgressReporter* reporter_ = nullptr;  // while run() reads
-  std::uint64_t budget_ = 0, spooled_bytes_ = 0;
+  std::optional<FreeSpace> space_;        // of the state directory, before the spool
+  std::uint64_t spooled_bytes_ = 0;
   Listing listing_;
   std::map<std::string, fs::path> spooled_;
   std::unique_ptr<OutputFile> out_;

@@ -2,6 +2,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -110,7 +111,7 @@ class PosixFileSystem final : public FileSystem {
   Result<std::optional<FileStat>> stat(const fs::path& path) override {
     struct stat st;
     if (::lstat(path.c_str(), &st) != 0) {
-      if (errno == ENOENT || errno == ENOTDIR) return std::optional<FileStat>();
+      if (lstat_says_absent(errno)) return std::optional<FileStat>();
       return os_error("cannot inspect", path);
     }
     FileStat out;
@@ -133,6 +134,24 @@ class PosixFileSystem final : public FileSystem {
     auto ns = [](const timespec& t) { return static_cast<std::int64_t>(t.tv_sec) * 1000000000 + t.tv_nsec; };
     return FileIdentity{static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino),
                         static_cast<std::uint64_t>(st.st_size), ns(st.st_mtim), ns(st.st_ctim)};
+  }
+  std::optional<FreeSpace> free_space(const fs::path& path) override {
+    struct statvfs vfs;
+    struct stat st;
+    if (::statvfs(path.c_str(), &vfs) != 0 || ::stat(path.c_str(), &st) != 0) return std::nullopt;
+    std::uint64_t unit = vfs.f_frsize ? vfs.f_frsize : vfs.f_bsize;
+    // root may also use the blocks the filesystem reserves for it (f_bfree); others only f_bavail.
+    std::uint64_t blocks = ::geteuid() == 0 ? vfs.f_bfree : vfs.f_bavail;
+    return FreeSpace{static_cast<std::uint64_t>(st.st_dev), blocks * unit, unit ? unit : 4096};
+  }
+  std::optional<NameLimits> name_limits(const fs::path& dir) override {
+    errno = 0;
+    long name = ::pathconf(dir.c_str(), _PC_NAME_MAX), path = ::pathconf(dir.c_str(), _PC_PATH_MAX);
+    if (name <= 0 && errno != 0) return std::nullopt;  // -1 without errno: no limit
+    NameLimits limits;
+    if (name > 0) limits.name_max = static_cast<std::uint64_t>(name);
+    if (path > 0) limits.path_max = static_cast<std::uint64_t>(path);
+    return limits;
   }
   Result<std::string> read_file(const fs::path& path) override {
     int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
@@ -160,7 +179,44 @@ class PosixFileSystem final : public FileSystem {
   }
 };
 
+const char* kind_of(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+
+std::unexpected<Error> not_regular(const fs::path& path, mode_t mode) {
+  return fail(ErrorCode::Usage,
+              "'" + path.string() + "' is " + kind_of(mode) +
+                  ", not a regular file: cudnn-install reads archives only from regular files. Save the archive to a "
+                  "file first and pass that file's path.",
+              path.string());
+}
+
 }  // namespace
+
+Result<void> check_regular_file(const fs::path& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0)
+    return fail(ErrorCode::Usage,
+                "'" + path.string() + "' " +
+                    (errno == ENOENT ? std::string("does not exist: check the archive's path")
+                                     : "cannot be read: " + std::string(std::strerror(errno))),
+                path.string());
+  if (!S_ISREG(st.st_mode)) return not_regular(path, st.st_mode);
+  // Replaced by a FIFO since? O_NONBLOCK opens one without waiting for a writer; fstat tells.
+  int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0)
+    return fail(ErrorCode::Usage, "cannot open the archive '" + path.string() + "': " + std::strerror(errno),
+                path.string());
+  int rc = ::fstat(fd, &st);
+  ::close(fd);
+  if (rc != 0 || !S_ISREG(st.st_mode)) return not_regular(path, rc != 0 ? 0 : st.st_mode);
+  return {};
+}
 
 std::unique_ptr<FileSystem> make_real_filesystem() { return std::make_unique<PosixFileSystem>(); }
 

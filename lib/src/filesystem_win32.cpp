@@ -154,6 +154,18 @@ class Win32FileSystem final : public FileSystem {
                         join(info.nFileSizeHigh, info.nFileSizeLow), basic.LastWriteTime.QuadPart,
                         basic.ChangeTime.QuadPart};
   }
+  std::optional<FreeSpace> free_space(const fs::path& path) override {
+    ULARGE_INTEGER available;
+    wchar_t volume[MAX_PATH + 1];
+    DWORD serial = 0;
+    if (!GetDiskFreeSpaceExW(path.c_str(), &available, nullptr, nullptr) ||
+        !GetVolumePathNameW(path.c_str(), volume, MAX_PATH + 1) ||
+        !GetVolumeInformationW(volume, nullptr, 0, &serial, nullptr, nullptr, nullptr, 0))
+      return std::nullopt;
+    return FreeSpace{serial, available.QuadPart, 4096};
+  }
+  // The tool passes plain paths (no \\?\ prefix) to the Win32 API, which holds MAX_PATH of them.
+  std::optional<NameLimits> name_limits(const fs::path&) override { return NameLimits{255, MAX_PATH}; }
   Result<std::string> read_file(const fs::path& path) override {
     win32::Handle h(CreateFileW(path.c_str(), GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
                                 nullptr, OPEN_EXISTING, FILE_FLAG_OPEN_REPARSE_POINT, nullptr));
@@ -181,6 +193,31 @@ class Win32FileSystem final : public FileSystem {
 };
 
 }  // namespace
+
+// A regular file is a disk file that is not a directory; a named pipe, a console or NUL is not.
+Result<void> check_regular_file(const fs::path& path) {
+  auto refuse = [&](const std::string& why) -> Result<void> {
+    return fail(ErrorCode::Usage,
+                "'" + path.string() + "' " + why +
+                    ": cudnn-install reads archives only from regular files. Save the archive to a file first and "
+                    "pass that file's path.",
+                path.string());
+  };
+  win32::Handle h(CreateFileW(path.c_str(), FILE_READ_ATTRIBUTES,
+                              FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, nullptr, OPEN_EXISTING,
+                              FILE_FLAG_BACKUP_SEMANTICS, nullptr));
+  if (!h.valid()) {
+    DWORD err = GetLastError();
+    if (err == ERROR_FILE_NOT_FOUND || err == ERROR_PATH_NOT_FOUND)
+      return fail(ErrorCode::Usage, "'" + path.string() + "' does not exist: check the archive's path", path.string());
+    return refuse("cannot be opened (" + win32::error_text(err) + ")");
+  }
+  BY_HANDLE_FILE_INFORMATION info;
+  if (GetFileType(h.get()) != FILE_TYPE_DISK || !GetFileInformationByHandle(h.get(), &info))
+    return refuse("is a device or a pipe, not a regular file");
+  if (info.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY) return refuse("is a directory, not a regular file");
+  return {};
+}
 
 std::unique_ptr<FileSystem> make_real_filesystem() { return std::make_unique<Win32FileSystem>(); }
 

@@ -42,14 +42,19 @@ Result<void> check_compatible(const ArchiveInfo& archive, const Toolkit& toolkit
   return {};
 }
 
+// A file whose mode no install would give it (setuid, world-writable, ...) is rewritten even
+// when its bytes are the archive's, so that a reinstall repairs it.
+bool unsafe_mode(const ExistingFile& old) { return old.type == EntryType::File && (old.mode & kUnsafeModeBits) != 0; }
+
 bool identical(const Entry& e, const ExistingFile& old) {
-  if (e.raw.type != old.type) return false;
+  if (e.raw.type != old.type || unsafe_mode(old)) return false;
   if (e.raw.type == EntryType::Symlink) return e.raw.link_target == old.link_target;
   return e.raw.size == old.size && e.raw.crc32 && old.crc32 && *e.raw.crc32 == *old.crc32;
 }
 
 Step step_for(const Entry& e, const std::string& target, const TreeState& tree) {
-  Step s{Action::Create, target, e.raw.name, e.role, e.raw.type, e.raw.size, e.raw.mode, e.raw.link_target, {}, {}};
+  std::uint32_t mode = e.raw.type == EntryType::File ? installed_mode(e.file_name, e.raw.mode) : 0;
+  Step s{Action::Create, target, e.raw.name, e.role, e.raw.type, e.raw.size, mode, e.raw.link_target, {}, {}};
   auto it = tree.targets.find(target);
   if (it == tree.targets.end()) return s;
   if (identical(e, it->second)) {
@@ -57,6 +62,7 @@ Step step_for(const Entry& e, const std::string& target, const TreeState& tree) 
   } else {
     s.action = Action::Overwrite;
     s.reason = it->second.type == EntryType::Symlink ? "replaces a symlink to '" + it->second.link_target + "'"
+               : unsafe_mode(it->second)             ? "replaces a file with unsafe permissions"
                                                      : "replaces a different file";
   }
   return s;
@@ -80,7 +86,42 @@ Step stale_step(const std::string& target, const ExistingFile& old, int new_majo
   return s;
 }
 
+// Every target must fit its filesystem's limits before anything is written: a name that does not
+// fails at the rename into place, half-way through the swap.
+Result<void> check_names_fit(const std::map<std::string, std::string>& claimed, const Toolkit& toolkit,
+                             const TreeState& tree) {
+  std::vector<std::string> problems;
+  for (const auto& [target, entry] : claimed) {
+    auto limits = tree.name_limits.find(std::filesystem::path(target).parent_path().generic_string());
+    if (limits == tree.name_limits.end()) continue;
+    if (auto why = name_does_not_fit(toolkit.root, target, limits->second))
+      problems.push_back("entry '" + entry + "': " + *why);
+  }
+  if (problems.empty()) return {};
+  std::string message = "refusing the archive: the toolkit's filesystem cannot hold what it would install:";
+  for (std::size_t i = 0; i < problems.size() && i < 20; ++i) message += "\n  - " + problems[i];
+  if (problems.size() > 20) message += "\n  ... and " + std::to_string(problems.size() - 20) + " more";
+  return fail(ErrorCode::UnsafeEntry, message, problems.front());
+}
+
 }  // namespace
+
+std::optional<std::string> name_does_not_fit(const std::filesystem::path& root, const std::string& target,
+                                             const NameLimits& limits) {
+  // The temporary beside the target: ".cudnn-install-<id>-<n>.tmp", its id a UTC time and a PID.
+  constexpr std::size_t kTempNameBytes = 64;
+  std::filesystem::path full = root / target;
+  std::string name = full.filename().string();
+  if (name.size() > limits.name_max)
+    return "the file name '" + name + "' is " + std::to_string(name.size()) + " bytes; the filesystem of '" +
+           full.parent_path().string() + "' holds names of at most " + std::to_string(limits.name_max) + " bytes";
+  std::size_t longest = std::max(full.string().size(), full.parent_path().string().size() + 1 + kTempNameBytes);
+  if (longest + 1 > limits.path_max)
+    return "the path '" + full.string() + "' (or the temporary file beside it) is " + std::to_string(longest) +
+           " bytes; the filesystem of '" + full.parent_path().string() + "' holds paths of at most " +
+           std::to_string(limits.path_max - 1) + " bytes";
+  return std::nullopt;
+}
 
 std::size_t Plan::count(Action a) const {
   return static_cast<std::size_t>(
@@ -172,11 +213,20 @@ Result<Plan> make_plan(const ArchiveInfo& archive, const Toolkit& toolkit, const
     if (plan.steps.back().action != Action::SkipIdentical && e.raw.type == EntryType::File)
       plan.bytes_to_write += e.raw.size;
   }
+  TRY(check_names_fit(claimed, toolkit, tree));
   for (const auto& [target, old] : tree.cudnn_files)
     if (!claimed.count(target)) plan.steps.push_back(stale_step(target, old, archive.header_version.major, options));
   for (const auto& g : options.generated) {
-    Step s{Action::Create, g.target, {}, Role::LoaderConfig, EntryType::File, g.content.size(),
-           0644,           {},       {}, g.content};
+    Step s{Action::Create,
+           g.target,
+           {},
+           Role::LoaderConfig,
+           EntryType::File,
+           g.content.size(),
+           installed_mode(g.target, 0),
+           {},
+           {},
+           g.content};
     if (g.current) s.action = *g.current == g.content ? Action::SkipIdentical : Action::Overwrite;
     if (s.action != Action::SkipIdentical) plan.bytes_to_write += s.size;
     plan.steps.push_back(std::move(s));

@@ -61,16 +61,30 @@ std::optional<std::uint32_t> crc_of(const std::string& target, const fs::path& f
   return util::file_crc32(full);
 }
 
+// The names the filesystem of root/dir holds, asked of its nearest existing directory.
+std::optional<NameLimits> limits_for(FileSystem& fs, const fs::path& root, const fs::path& dir) {
+  for (fs::path at = root / dir;; at = at.parent_path()) {
+    if (auto st = fs.stat(at); st && *st) return fs.name_limits(at);
+    if (at == at.parent_path() || at.empty()) return std::nullopt;
+  }
+}
+
 }  // namespace
 
 Result<TreeState> scan_tree(FileSystem& fs, const ArchiveInfo& archive, const Toolkit& toolkit, const KnownCrc& known) {
   TreeState tree;
   std::set<fs::path> dirs;
+  for (const auto& e : archive.entries)
+    if (std::string target = target_of(e, toolkit); !target.empty()) dirs.insert(fs::path(target).parent_path());
+  for (const auto& dir : dirs)
+    if (auto limits = limits_for(fs, toolkit.root, dir)) tree.name_limits[dir.generic_string()] = *limits;
   for (const auto& e : archive.entries) {
     std::string target = target_of(e, toolkit);
     if (target.empty()) continue;
     fs::path full = toolkit.root / target;
-    dirs.insert(fs::path(target).parent_path());
+    auto limits = tree.name_limits.find(fs::path(target).parent_path().generic_string());
+    if (limits != tree.name_limits.end() && name_does_not_fit(toolkit.root, target, limits->second))
+      continue;  // cannot be there (lstat would fail): make_plan refuses it, naming it
     TRY_ASSIGN(auto old, look(fs, full));
     if (!old) continue;
     if (old->type == EntryType::Directory || old->type == EntryType::Other)

@@ -14,6 +14,7 @@
 #include "base/try.hpp"
 #include "base/util.hpp"
 #include "cudnn_install/txn.hpp"
+#include "free_space.hpp"
 #include "txn_paths.hpp"
 #include "txn_steps.hpp"
 #include "txn_validate.hpp"
@@ -161,8 +162,7 @@ class Stager {
       finished_one(w, 0);
       return std::optional<ChunkSink>();
     }
-    std::uint32_t mode = e.mode ? e.mode : 0644;
-    TRY_ASSIGN(auto file, fs_.create_new(root_ / w.step.temp, mode));
+    TRY_ASSIGN(auto file, fs_.create_new(root_ / w.step.temp, w.planned->mode));  // the plan's, never the archive's
     auto writer = std::make_shared<EntryWriter>(std::move(file));
     return std::optional<ChunkSink>([this, &w, writer,
                                      expected = e.crc32](std::span<const char> chunk) -> Result<void> {
@@ -276,6 +276,18 @@ Result<void> write_begin(FileSystem& fs, const fs::path& root, const BeginRecord
   return fs.sync_dir(state_dir(root));
 }
 
+// Every file staged from the archive (or generated) is new data on its target's filesystem; a
+// spooled one is only renamed. Checked before the "begin" record: a full disk changes nothing.
+Result<void> check_space(FileSystem& fs, const fs::path& root, const ArchiveInfo& archive,
+                         const std::vector<Work>& work) {
+  SpaceNeeded need(fs);
+  for (const auto& w : work)
+    if (w.step.kind == JournalStep::Kind::Place && w.planned->type == EntryType::File &&
+        !archive.spooled.contains(w.planned->entry))
+      need.add(root / w.step.temp, w.planned->size);
+  return need.check();
+}
+
 std::unexpected<Error> restored_after(const Error& cause, Result<void> restored) {
   if (restored)  // the cause's own code: a file in use is a Conflict, a disk error is Io
     return fail(cause.code, cause.message + "\nThe install was rolled back: the toolkit is exactly as it was before.",
@@ -297,6 +309,8 @@ Result<TxnOutcome> apply_plan(FileSystem& fs, const fs::path& root, const Archiv
   outcome.id = new_txn_id();
   auto work = plan_work(plan, outcome.id);
   BeginRecord begin = make_begin(plan, work, outcome.id, options);
+  if (auto r = check_space(fs, root, archive, work); !r)
+    return fail(r.error().code, r.error().message + "\nNothing was changed.", r.error().subject);
   if (auto r = write_begin(fs, root, begin); !r) {
     (void)fs.remove(txn_paths::journal(root));
     return fail(ErrorCode::Io, r.error().message + "\nThe install did not start: nothing was changed.",

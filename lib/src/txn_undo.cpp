@@ -146,18 +146,30 @@ bool has_pending_journal(const fs::path& root) {
   return fs::symlink_status(txn_paths::journal(root), ec).type() != fs::file_type::not_found && !ec;
 }
 
+// Every step is tried, newest first, even after one fails: a step that cannot be inspected or
+// reversed (a disk error, a permission, a read-only mount) must not leave the others half-done. The
+// failures are reported one by one; the journal keeps the transaction, so the next run (or
+// --rollback) finishes it once the cause is fixed, and what was undone already is not touched again.
 Result<void> undo_steps(FileSystem& fs, const fs::path& root, const BeginRecord& begin, EnvStore* env) {
-  if (auto r = undo_env_edit(env, begin); !r) return r;  // the edit was made last, so it is undone first
-  for (auto it = begin.steps.rbegin(); it != begin.steps.rend(); ++it) TRY(undo_one(fs, root, *it));
+  std::vector<std::string> failed;
+  if (auto r = undo_env_edit(env, begin); !r) failed.push_back(r.error().message);  // made last: undone first
+  for (auto it = begin.steps.rbegin(); it != begin.steps.rend(); ++it)
+    if (auto r = undo_one(fs, root, *it); !r) failed.push_back("'" + it->target + "': " + r.error().message);
   for (auto it = begin.dirs_created.rbegin(); it != begin.dirs_created.rend(); ++it) {
     auto names = fs.list_dir(root / *it);
-    if (names && names->empty()) TRY(fs.remove(root / *it));
+    if (names && names->empty())
+      if (auto r = fs.remove(root / *it); !r) failed.push_back("'" + *it + "/': " + r.error().message);
   }
   std::set<fs::path> dirs;
   for (const auto& s : begin.steps) dirs.insert((root / s.target).parent_path());
   for (const auto& d : dirs)
-    if (auto there = exists(fs, d); there && *there) TRY(fs.sync_dir(d));
-  return {};
+    if (auto there = exists(fs, d); there && *there)
+      if (auto r = fs.sync_dir(d); !r) failed.push_back(r.error().message);
+  if (failed.empty()) return {};
+  std::string message = "could not undo " + std::to_string(failed.size()) + " step(s) of transaction " + begin.id +
+                        " (every other step was undone):";
+  for (const auto& f : failed) message += "\n  - " + f;
+  return fail(ErrorCode::Io, message, failed.front());
 }
 
 Result<void> finish_undo(FileSystem& fs, const fs::path& root, const BeginRecord& begin, EnvStore* env) {

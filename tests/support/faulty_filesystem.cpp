@@ -1,5 +1,7 @@
 #include "support/faulty_filesystem.hpp"
 
+#include <cstring>
+
 namespace fs = std::filesystem;
 
 namespace cudnn_install::test {
@@ -24,7 +26,19 @@ class FaultyOutputFile final : public OutputFile {
   fs::path path_;
 };
 
+std::unexpected<Error> errno_error(const char* op, const fs::path& path, int err) {
+  return fail(ErrorCode::Io, std::string("injected ") + op + " '" + path.string() + "': " + std::strerror(err),
+              path.string());
+}
+
 }  // namespace
+
+Result<std::optional<FileStat>> FaultyFileSystem::stat(const fs::path& path) {
+  if (errno_fault && errno_fault->op == "lstat" && errno_fault->path == path)
+    return lstat_says_absent(errno_fault->err) ? Result<std::optional<FileStat>>(std::nullopt)
+                                               : errno_error("lstat", path, errno_fault->err);
+  return real_.stat(path);
+}
 
 Result<void> FaultyFileSystem::tick(const char* op, const fs::path& path) {
   std::lock_guard lock(mutex_);
@@ -52,11 +66,15 @@ Result<void> FaultyFileSystem::make_symlink(const std::string& target, const fs:
 }
 
 Result<void> FaultyFileSystem::rename(const fs::path& from, const fs::path& to) {
+  if (errno_fault && errno_fault->op == "rename" && (errno_fault->path == from || errno_fault->path == to))
+    return errno_error("rename", from, errno_fault->err);
   if (auto r = tick("rename", from); !r) return r;
   return real_.rename(from, to);
 }
 
 Result<void> FaultyFileSystem::remove(const fs::path& path) {
+  if (errno_fault && errno_fault->op == "remove" && errno_fault->path == path)
+    return errno_error("remove", path, errno_fault->err);
   if (auto r = tick("remove", path); !r) return r;
   return real_.remove(path);
 }

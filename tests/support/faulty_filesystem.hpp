@@ -4,6 +4,8 @@
 #pragma once
 #include <functional>
 #include <mutex>
+#include <optional>
+#include <string>
 
 #include "cudnn_install/filesystem.hpp"
 
@@ -27,11 +29,26 @@ class FaultyFileSystem final : public FileSystem {
   Result<void> make_dir(const std::filesystem::path& path) override;
   Result<void> sync_dir(const std::filesystem::path& path) override;
   Result<void> append_durable(const std::filesystem::path& path, std::string_view bytes) override;
-  Result<std::optional<FileStat>> stat(const std::filesystem::path& path) override { return real_.stat(path); }
+  Result<std::optional<FileStat>> stat(const std::filesystem::path& path) override;
   Result<std::string> read_file(const std::filesystem::path& path) override { return real_.read_file(path); }
   Result<std::vector<std::string>> list_dir(const std::filesystem::path& path) override { return real_.list_dir(path); }
   Result<void> check_not_in_use(const std::filesystem::path& path) override { return real_.check_not_in_use(path); }
   std::optional<FileIdentity> identity(const std::filesystem::path& path) override { return real_.identity(path); }
+  // The real filesystem's answer, unless a test gives its own (a nearly full disk).
+  std::function<std::optional<FreeSpace>(const std::filesystem::path&)> space_answer;
+  std::optional<FreeSpace> free_space(const std::filesystem::path& path) override {
+    return space_answer ? space_answer(path) : real_.free_space(path);
+  }
+  std::optional<NameLimits> name_limits(const std::filesystem::path& dir) override { return real_.name_limits(dir); }
+
+  // Makes every `op` ("lstat", "rename", "remove") that names `path` fail with `err`, from now on,
+  // as the real filesystem reports that errno (lstat's "nothing there" errnos answer nullopt).
+  struct ErrnoFault {
+    std::string op;
+    std::filesystem::path path;
+    int err = 0;
+  };
+  std::optional<ErrnoFault> errno_fault;
 
   // Counts one operation; an error when this one must fail. Public for the file wrapper. Thread-safe:
   // a zip's entries are written by several threads at once.

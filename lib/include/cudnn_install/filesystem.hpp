@@ -1,6 +1,7 @@
 // The filesystem operations the transaction performs, behind an interface so that tests can
 // fail the Nth operation (tests/support/faulty_filesystem) and check that nothing is lost.
 #pragma once
+#include <cerrno>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -28,6 +29,19 @@ struct FileIdentity {
   std::uint64_t device = 0, inode = 0, size = 0;
   std::int64_t mtime_ns = 0, ctime_ns = 0;
   bool operator==(const FileIdentity&) const = default;
+};
+
+// The filesystem a path is on and the room left there (statvfs / GetDiskFreeSpaceExW).
+struct FreeSpace {
+  std::uint64_t device = 0;     // which filesystem: paths with the same device share `available`
+  std::uint64_t available = 0;  // bytes this process may still write there
+  std::uint64_t block = 4096;   // allocation unit: a file takes its size rounded up to it
+};
+
+// What names a filesystem can hold (pathconf _PC_NAME_MAX/_PC_PATH_MAX; Windows: 255 and MAX_PATH).
+struct NameLimits {
+  std::uint64_t name_max = 255;   // bytes of one path component
+  std::uint64_t path_max = 4096;  // bytes of a whole path, its terminating NUL included
 };
 
 // A new file being written; close() makes its content durable (fsync) before returning.
@@ -61,7 +75,22 @@ class FileSystem {
   virtual Result<void> check_not_in_use(const std::filesystem::path&) { return {}; }
   // nullopt when the file is not there or the platform cannot tell (then nothing is remembered).
   virtual std::optional<FileIdentity> identity(const std::filesystem::path&) { return std::nullopt; }
+  // The space left on the filesystem of `path` (which exists); nullopt when the platform cannot
+  // tell (then only the writes themselves find a full disk).
+  virtual std::optional<FreeSpace> free_space(const std::filesystem::path&) { return std::nullopt; }
+  // What the filesystem of the directory `dir` (which exists) can hold; nullopt when unknown.
+  virtual std::optional<NameLimits> name_limits(const std::filesystem::path&) { return std::nullopt; }
 };
+
+// Archives are read only from regular files: a FIFO, a device (or a symlink to /dev/zero) or a
+// directory is refused at once, before anything reads it. What the path names is looked at, then
+// opened without blocking (O_NONBLOCK: a FIFO with no writer) and looked at again through the
+// opened handle, so that what is checked is what was opened.
+Result<void> check_regular_file(const std::filesystem::path& path);
+
+// The errno values of lstat(2) that mean nothing is at the path: a name too long for the
+// filesystem cannot be there either (undo asks about such names after a failed install).
+inline bool lstat_says_absent(int err) { return err == ENOENT || err == ENOTDIR || err == ENAMETOOLONG; }
 
 // The real filesystem of this platform (filesystem_posix.cpp / filesystem_win32.cpp).
 std::unique_ptr<FileSystem> make_real_filesystem();

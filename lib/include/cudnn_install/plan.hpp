@@ -29,6 +29,9 @@ struct TreeState {
   std::map<std::string, ExistingFile> cudnn_files;  // every cudnn* file in the target directories
   std::vector<std::string> missing_dirs;            // target directories that do not exist yet
   std::size_t files_read = 0;                       // read to compare (the others' CRC-32s came from stamps)
+  // Per target directory (root-relative): the names its filesystem holds (asked of the directory,
+  // or of its nearest existing parent). A directory missing here is not checked.
+  std::map<std::string, NameLimits> name_limits;
 };
 
 enum class Action {
@@ -84,6 +87,11 @@ struct PlanOptions {
 
 Result<Plan> make_plan(const ArchiveInfo& archive, const Toolkit& toolkit, const TreeState& tree,
                        const PlanOptions& options);
+
+// Why the target filesystem cannot hold `target` (root-relative) and the tool's temporary beside
+// it, or nullopt when it can: a file name longer than name_max, or a whole path reaching path_max.
+std::optional<std::string> name_does_not_fit(const std::filesystem::path& root, const std::string& target,
+                                             const NameLimits& limits);
 
 // Root-relative target path of an entry (empty when the entry is not installed).
 std::string target_of(const Entry& entry, const Toolkit& toolkit);
