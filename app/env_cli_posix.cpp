@@ -39,7 +39,7 @@ Result<EnvStep> plan_env_step(const Toolkit& tk, int cudnn_major, const Options&
   return step;
 }
 
-void after_env_change(const EnvChanged& changed, const Options& o) {
+void after_env_change(const EnvChanged& changed, const Options& /*o*/) {
   if (!changed.loader_config) return;
   if (auto r = run_ldconfig(system_loader_env(), process_runner()); !r) report_warning(r.error());
 }

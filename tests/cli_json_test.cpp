@@ -23,7 +23,9 @@ json answer_of(const std::string& args, int* rc) {
   *rc = run_command(cli() + " --json " + args + " 2>/dev/null", &out);
   json j = json::parse(out, nullptr, /*allow_exceptions=*/false);
   EXPECT_TRUE(j.is_object()) << "not one JSON object:\n" << out;
-  if (j.is_object()) EXPECT_EQ(j["exit_code"], *rc) << out;
+  if (j.is_object()) {
+    EXPECT_EQ(j["exit_code"], *rc) << out;
+  }
   return j;
 }
 

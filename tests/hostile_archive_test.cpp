@@ -81,7 +81,7 @@ TEST(HostileArchive, ModesOfTheArchiveAreNeverInstalled) {
     std::string install = cli() + " --yes --no-verify --cuda-root " + root.string() + " " + archive_args(archive), out;
     ASSERT_EQ(run_command(install, &out), 0) << out;
     expect_modes(t, root, "first install");
-    ASSERT_EQ(run_command(cli() + " --rollback --cuda-root " + root.string(), &out), 0) << out;
+    ASSERT_EQ(run_command(cli() + " --rollback --yes --cuda-root " + root.string(), &out), 0) << out;
     ASSERT_EQ(run_command(install, &out), 0) << out;
     EXPECT_NE(out.find("hashed and listed when this toolkit got it"), std::string::npos) << out;
     expect_modes(t, root, "install from the remembered listing");
@@ -177,7 +177,7 @@ TEST(HostileArchive, OnlyCudnnsOwnFilesAreInstalledTheRestIsListed) {
         EXPECT_FALSE(after.contains(r)) << r << " was installed";
     }
     for (const auto& rel : t["installed"]) EXPECT_TRUE(after.contains(rel.get<std::string>())) << rel;
-    ASSERT_EQ(run_command(cli() + " --rollback --cuda-root " + root.string(), &out), 0) << out;
+    ASSERT_EQ(run_command(cli() + " --rollback --yes --cuda-root " + root.string(), &out), 0) << out;
     EXPECT_EQ(diff(before, snapshot(root)), "");
   }
 }

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "cudnn_install/preview.hpp"
+#include "support/faulty_filesystem.hpp"
 #include "support/sandbox.hpp"
 #include "support/txn_scenario.hpp"
 
@@ -57,21 +58,24 @@ TEST(Preview, ForecastFindsTheLockRightsAndSpaceTheRealInstallNeeds) {
   make_tree_with_old_cudnn(dir.path());
   auto prepared = prepare(dir.path(), corpus_archive("cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz"));
   auto real = make_real_filesystem();
-  auto plenty = [](const fs::path&) { return std::optional<std::uint64_t>(1ull << 40); };
+  FaultyFileSystem plenty(*real, 0, FaultyFileSystem::Mode::FailOnce);
+  plenty.space_answer = [](const fs::path&) { return std::optional(FreeSpace{1, 1ull << 40, 4096}); };
   auto all = [](const fs::path&) { return true; };
-  ASSERT_TRUE(forecast_install(*real, dir.path(), prepared.plan, all, plenty));
-  auto no_lib = forecast_install(
-      *real, dir.path(), prepared.plan, [&](const fs::path& p) { return p != dir.path() / "lib"; }, plenty);
+  ASSERT_TRUE(forecast_install(plenty, dir.path(), prepared.plan, all));
+  auto no_lib =
+      forecast_install(plenty, dir.path(), prepared.plan, [&](const fs::path& p) { return p != dir.path() / "lib"; });
   ASSERT_FALSE(no_lib);
   EXPECT_NE(no_lib.error().message.find("cannot write in '" + (dir.path() / "lib").string()), std::string::npos);
-  auto no_root = forecast_install(
-      *real, dir.path(), prepared.plan, [&](const fs::path& p) { return p != dir.path(); }, plenty);
+  auto no_root =
+      forecast_install(plenty, dir.path(), prepared.plan, [&](const fs::path& p) { return p != dir.path(); });
   ASSERT_FALSE(no_root);
   EXPECT_NE(no_root.error().message.find(".cudnn-install"), std::string::npos) << no_root.error().message;
-  auto full = forecast_install(*real, dir.path(), prepared.plan, all,
-                               [](const fs::path&) { return std::optional<std::uint64_t>(10); });
+  FaultyFileSystem full_disk(*real, 0, FaultyFileSystem::Mode::FailOnce);
+  full_disk.space_answer = [](const fs::path&) { return std::optional(FreeSpace{1, 10, 4096}); };
+  auto full = forecast_install(full_disk, dir.path(), prepared.plan, all);
   ASSERT_FALSE(full);
-  EXPECT_NE(full.error().message.find("10 are free"), std::string::npos) << full.error().message;
+  EXPECT_NE(full.error().message.find("not enough space"), std::string::npos) << full.error().message;
+  EXPECT_NE(full.error().message.find("10 B are free"), std::string::npos) << full.error().message;
 }
 
 TEST(Preview, DescribesRestoresAndRemovalsWithSizes) {

@@ -8,6 +8,7 @@
 
 #include "base/try.hpp"
 #include "cudnn_install/state_dir.hpp"
+#include "free_space.hpp"
 
 namespace fs = std::filesystem;
 
@@ -295,27 +296,17 @@ std::vector<std::string> outside_real_root(const fs::path& root, const Plan& pla
 
 }  // namespace
 
-std::optional<std::uint64_t> free_space(const fs::path& dir) {
-  std::error_code ec;
-  auto info = fs::space(dir, ec);
-  if (ec) return std::nullopt;
-  return info.available;
-}
-
-Result<InstallForecast> forecast_install(FileSystem& fs, const fs::path& root, const Plan& plan, const MayWrite& may,
-                                         const FreeSpace& space) {
+Result<InstallForecast> forecast_install(FileSystem& fs, const fs::path& root, const Plan& plan, const MayWrite& may) {
   TRY(check_state_lock_possible(fs, root, may));
+  SpaceNeeded space(fs);
   for (const auto& s : plan.steps) {
     if (s.action != Action::Create && s.action != Action::Overwrite && s.action != Action::Remove) continue;
     fs::path target = root / s.target;  // an absolute target (the loader configuration) stays itself
     fs::path dir = existing_dir(fs, target);
     if (!may(dir)) return no_rights(dir, s.target);
+    if (s.action != Action::Remove && s.type == EntryType::File) space.add(target, s.size);
   }
-  if (auto free = space(root); free && *free < plan.bytes_to_write)
-    return fail(ErrorCode::Io,
-                "the install needs " + std::to_string(plan.bytes_to_write) + " bytes in '" + root.string() + "', " +
-                    std::to_string(*free) + " are free: free some space first",
-                root.string());
+  TRY(space.check());
   return InstallForecast{outside_real_root(root, plan)};
 }
 

@@ -53,6 +53,8 @@ class PreviewFileSystem final : public FileSystem {
   Result<std::vector<std::string>> list_dir(const std::filesystem::path& path) override;
   Result<void> check_not_in_use(const std::filesystem::path& path) override { return real_.check_not_in_use(path); }
   std::optional<FileIdentity> identity(const std::filesystem::path& path) override;
+  std::optional<FreeSpace> free_space(const std::filesystem::path& path) override { return real_.free_space(path); }
+  std::optional<NameLimits> name_limits(const std::filesystem::path& dir) override { return real_.name_limits(dir); }
 
   // What is at `path` in the overlay (nullopt: the real tree decides).
   struct Node {
@@ -104,13 +106,11 @@ Result<void> check_state_lock_possible(FileSystem& fs, const std::filesystem::pa
 struct InstallForecast {
   std::vector<std::string> warnings;  // e.g. targets that symlinks put outside the toolkit's real path
 };
-// Free bytes for new files under a directory (nullopt: unknown).
-using FreeSpace = std::function<std::optional<std::uint64_t>(const std::filesystem::path&)>;
-std::optional<std::uint64_t> free_space(const std::filesystem::path& dir);
 // Checks, without writing, what the real install of `plan` would run into first: the state lock,
-// a target directory (or the loader configuration's) the user may not write, too little free space.
+// a target directory (or the loader configuration's) the user may not write, too little free space
+// on a filesystem it writes on (asked of `fs`, as the real install does).
 // The error is the one the real run would end with (ErrorCode::Io, exit 4).
 Result<InstallForecast> forecast_install(FileSystem& fs, const std::filesystem::path& root, const Plan& plan,
-                                         const MayWrite& may = may_write, const FreeSpace& space = free_space);
+                                         const MayWrite& may = may_write);
 
 }  // namespace cudnn_install
