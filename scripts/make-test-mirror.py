@@ -6,10 +6,13 @@
                          file of incompressible bytes so that a transfer can be cut in the middle)
   redistrib_9.98.0.json  a release whose archive is missing (404)
   redistrib_9.10.2.json  a liar: it gives a release the table knows a fake archive's sha256
-  redistrib_9.19.0.json  with --real, where this machine has cuDNN 9.19 (/usr/local/cuda*): that real
-                         cuDNN packed by make-test-archive.sh as build 9.19.0.99, a release the table
-                         lacks, so that `cudnn-install 9.19` installs, and verifies, real libraries
-Usage: make-test-mirror.py OUTDIR [--real]
+  redistrib_9.19.0.json  alone, with --real-only, where this machine has cuDNN 9.19 (/usr/local/cuda*):
+                         that real cuDNN packed by make-test-archive.sh --full (every sub-library, as NVIDIA
+                         ships it: the verify checks them all) as build 9.19.0.99, a release the
+                         table lacks (newer than its 9.19.0.56, older than its 9.19.1.2), so that
+                         `cudnn-install 9.19.0` installs, and verifies, real libraries; ~350 MB,
+                         ~30 s to pack
+Usage: make-test-mirror.py OUTDIR [--real-only]   (tests/fetch_e2e.sh, tests/fetch_real_e2e.sh)
 """
 import hashlib, importlib.util, json, os, random, subprocess, sys, tempfile
 
@@ -51,6 +54,9 @@ def manifest(out, label, full_version, entries):
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
+    if "--real-only" in sys.argv[2:]:
+        add_real(out)
+        return
     entries = []
     for platform in ["linux-x86_64", "windows-x86_64"]:
         for cuda in ["12", "13"]:
@@ -61,28 +67,30 @@ def main():
     manifest(out, "9.98.0", "9.98.0.1", [("linux-x86_64", "13", fake)])
     _, liar = archive(out, "linux-x86_64", "9.10.2", 21, "12")
     manifest(out, "9.10.2", "9.10.2.21", [("linux-x86_64", "12", liar)])
-    if "--real" in sys.argv[2:]:
-        add_real(out)
 
 
-def add_real(out):
+def add_real(out):  # exit 77 (a test's skip) where this machine has no cuDNN 9.19
     with tempfile.TemporaryDirectory() as tmp:
-        run = subprocess.run(["bash", os.path.join(here, "make-test-archive.sh"), "--small", tmp],
+        run = subprocess.run(["bash", os.path.join(here, "make-test-archive.sh"), "--full", tmp],
                              env={**os.environ, "CUDNN_BUILD": "99"}, capture_output=True, text=True)
         if run.returncode != 0:
             print(f"no real cuDNN packed ({run.returncode}): {run.stderr.strip()}", file=sys.stderr)
-            return
+            sys.exit(77 if run.returncode == 77 else 1)
         path = run.stdout.strip().splitlines()[0]
         name = os.path.basename(path)
         if "-9.19.0.99_cuda" not in name:
             print(f"the real cuDNN here is {name}, not 9.19: not served", file=sys.stderr)
-            return
+            sys.exit(77)
         cuda = name.split("_cuda")[1].split("-")[0]
         rel = f"cudnn/linux-x86_64/{name}"
         os.makedirs(os.path.join(out, "cudnn/linux-x86_64"), exist_ok=True)
         os.replace(path, os.path.join(out, rel))
-        data = open(os.path.join(out, rel), "rb").read()
-        entry = {"relative_path": rel, "sha256": hashlib.sha256(data).hexdigest(), "size": str(len(data))}
+        digest, size = hashlib.sha256(), 0
+        with open(os.path.join(out, rel), "rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                digest.update(block)
+                size += len(block)
+        entry = {"relative_path": rel, "sha256": digest.hexdigest(), "size": str(size)}
         manifest(out, "9.19.0", "9.19.0.99", [("linux-x86_64", cuda, entry)])
 
 
