@@ -2,6 +2,9 @@
 # End to end: the real binary (libcurl, or WinHTTP under Wine) against scripts/mirror-server.py on
 # 127.0.0.1 serving a mirror tree from scripts/make-test-mirror.py, into a sandbox toolkit.
 # Usage: fetch_e2e.sh CLI [wine]
+# With wine, CLI is the Windows build: its host platform is windows-x86_64 (zip archives, a Windows
+# toolkit layout), the paths it is given are Windows paths (Z:\...), its cache is CUDNN_INSTALL_CACHE,
+# and installs pass --no-path (the user PATH of the shared Wine prefix is left alone).
 set -uo pipefail
 cli=$1 runner=${2:-}
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -26,31 +29,45 @@ for _ in $(seq 600); do [ -s "$work/port" ] && break; sleep 0.1; done  # a loade
 mirror="http://127.0.0.1:$(cat "$work/port")/"
 
 tk=$work/cuda-13.0
-mkdir -p "$tk/include" "$tk/lib" "$tk/bin" "$work/etc/ld.so.conf.d"
+mkdir -p "$tk/include" "$work/etc/ld.so.conf.d"
 echo "#define CUDA_VERSION 13000" > "$tk/include/cuda.h"
-echo cudart > "$tk/lib/libcudart.so.13"
-ln -s lib "$tk/lib64"
-export XDG_CACHE_HOME=$work/cache CUDNN_INSTALL_ETC=$work/etc CUDNN_INSTALL_LDCONFIG=true
-unset CUDNN_INSTALL_MIRROR http_proxy https_proxy HTTP_PROXY HTTPS_PROXY
-cache=$XDG_CACHE_HOME/cudnn-install
-run() { $runner "$cli" "$@" --cuda-root "$tk" > "$work/out" 2>&1; echo $? > "$work/rc"; }
+unset CUDNN_INSTALL_MIRROR CUDNN_INSTALL_CACHE http_proxy https_proxy HTTP_PROXY HTTPS_PROXY no_proxy NO_PROXY
+cache=$work/cache/cudnn-install
+if [ -n "$runner" ]; then
+  plat=windows-x86_64 ext=zip
+  host() { local p=${1//\//\\}; printf 'Z:%s' "$p"; }  # the host's / is Wine's drive Z:
+  mkdir -p "$tk/bin/x64" "$tk/lib/x64"
+  echo '{"cuda": {"name": "CUDA SDK", "version": "13.0.0"}}' > "$tk/version.json"
+  echo "MZ cudart" > "$tk/bin/x64/cudart64_13.dll"
+  export CUDNN_INSTALL_CACHE=$(host "$cache") WINEDEBUG=${WINEDEBUG:--all}
+  install_args=(--no-path)
+else
+  plat=linux-x86_64 ext=tar.xz
+  host() { printf '%s' "$1"; }
+  mkdir -p "$tk/lib" "$tk/bin"
+  echo cudart > "$tk/lib/libcudart.so.13"
+  ln -s lib "$tk/lib64"
+  export XDG_CACHE_HOME=$work/cache CUDNN_INSTALL_ETC=$work/etc CUDNN_INSTALL_LDCONFIG=true
+  install_args=()
+fi
+run() { $runner "$cli" "$@" --cuda-root "$(host "$tk")" > "$work/out" 2>&1; echo $? > "$work/rc"; }
 rc() { [ "$(cat "$work/rc")" = "$1" ] || { echo "exit $(cat "$work/rc"), expected $1:"; cat "$work/out"; return 1; }; }
 says() { grep -qF -- "$1" "$work/out" || { echo "output lacks '$1':"; cat "$work/out"; return 1; }; }
-a999=cudnn-linux-x86_64-9.99.0.1_cuda13-archive.tar.xz
+a999=cudnn-$plat-9.99.0.1_cuda13-archive.$ext
 
-# list: the table's releases and the mirror's 9.99.0.1, for CUDA 13 on linux-x86_64
+# list: the table's releases and the mirror's 9.99.0.1, for CUDA 13 on this platform
 run list --mirror "$mirror"
 check "list" rc 0
 check "list shows the mirror's release" says "9.99.0.1    $a999"
-check "list shows the table's releases" says "cudnn-linux-x86_64-9.13.0.50_cuda13-archive.tar.xz"
+check "list shows the table's releases" says "cudnn-$plat-9.13.0.50_cuda13-archive.$ext"
 
 # fetch: resolved from the mirror's manifest, the connection dropped at 100000 bytes, resumed
-run fetch 9.99 --mirror "$mirror" -o "$work/out-dir"
+run fetch 9.99 --mirror "$mirror" -o "$(host "$work/out-dir")"
 check "fetch" rc 0
 check "fetch says why" says "CUDA 13.0 toolkit → $a999"
 check "the server dropped the first transfer" grep -q "$a999 - 200 dropped" "$work/server.log"
 check "the download resumed with a Range request" grep -q "$a999 bytes=100000- 206" "$work/server.log"
-check "the archive is in the cache, byte for byte" cmp "$cache/$a999" "$work/mirror/cudnn/linux-x86_64/$a999"
+check "the archive is in the cache, byte for byte" cmp "$cache/$a999" "$work/mirror/cudnn/$plat/$a999"
 check "and in -o DIR" cmp "$work/out-dir/$a999" "$cache/$a999"
 check "no .part is left" test ! -e "$cache/$a999.part"
 
@@ -63,12 +80,13 @@ check "no second download" test "$(grep -c "$a999" "$work/server.log")" = "$gets
 check "manifest answered 304" grep -q "redistrib_9.99.0.json - 304" "$work/server.log"
 
 # refusals: a mirror that lies about a release the table knows, a 404, an unknown version, no variant
-run fetch 9.10.2 --cuda 12 --mirror "$mirror"
+# (the liar and the 404 are Linux archives: asked for by --platform, so that Windows downloads them too)
+run fetch 9.10.2 --cuda 12 --platform linux-x86_64 --mirror "$mirror"
 check "wrong bytes refused" rc 2
 check "wrong bytes: the message" says "Nothing was installed"
 check "wrong bytes: the manifest's value was not taken" says "another sha256 or size than the built-in table"
 check "wrong bytes are not kept" test ! -e "$cache/cudnn-linux-x86_64-9.10.2.21_cuda12-archive.tar.xz"
-run fetch 9.98 --mirror "$mirror"
+run fetch 9.98 --platform linux-x86_64 --mirror "$mirror"
 check "404 refused" rc 4
 check "404 message" says "HTTP 404"
 run fetch 9.97 --mirror "$mirror"
@@ -76,7 +94,7 @@ check "unknown version" rc 2
 check "unknown version message" says "cuDNN 9.97 is not a release this tool knows of"
 run fetch 9.99 --cuda 11 --mirror "$mirror"
 check "no archive for CUDA 11" rc 2
-check "no archive for CUDA 11: what exists" says "linux-x86_64: CUDA 12, CUDA 13"
+check "no archive for CUDA 11: what exists" says "$plat: CUDA 12, CUDA 13"
 
 # offline: the mirror unreachable, cached manifests and archives serve; the table alone resolves
 dead="http://127.0.0.1:9/"
@@ -85,11 +103,11 @@ check "offline fetch of a cached archive" rc 0
 check "offline fetch says so" says "cannot be reached"
 run list --mirror "$dead"
 check "offline list" rc 0
-check "offline list has the table" says "cudnn-linux-x86_64-9.13.0.50_cuda13-archive.tar.xz"
+check "offline list has the table" says "cudnn-$plat-9.13.0.50_cuda13-archive.$ext"
 rm -rf "$cache/manifests"
 run fetch 9.19.0.56 --mirror "$dead"
 check "offline, no cache: resolved from the table, download fails" rc 4
-check "offline, no cache: the table's archive was chosen" says "cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz"
+check "offline, no cache: the table's archive was chosen" says "cudnn-$plat-9.19.0.56_cuda13-archive.$ext"
 
 # a full disk: the cache's writes fail (a file size limit); the .part is resumed later
 if [ -z "$runner" ]; then
@@ -100,24 +118,24 @@ if [ -z "$runner" ]; then
   check "full disk message" says "cannot write"
   run fetch 9.99 --mirror "$mirror"
   check "after the full disk, fetch resumes" rc 0
-  check "resumed bytes are right" cmp "$cache/$a999" "$work/mirror/cudnn/linux-x86_64/$a999"
+  check "resumed bytes are right" cmp "$cache/$a999" "$work/mirror/cudnn/$plat/$a999"
 fi
 
 # install by version: dry run writes nothing, then the real install, then a second run changes nothing
 run 9.99 --dry-run --mirror "$mirror"
 check "dry run" rc 0
 check "dry run writes nothing" test ! -e "$tk/include/cudnn_version.h"
-run 9.99 --yes --no-verify --mirror "$mirror"
+run 9.99 --yes --no-verify "${install_args[@]}" --mirror "$mirror"
 check "install 9.99" rc 0
 check "installed" grep -q "CUDNN_MINOR 99" "$tk/include/cudnn_version.h"
-run 9.99 --yes --no-verify --mirror "$mirror"
+run 9.99 --yes --no-verify "${install_args[@]}" --mirror "$mirror"
 check "second install: nothing to do" says "already installed here: nothing to do"
 run list --mirror "$mirror"
 check "list marks the installed one" says "* 9.99.0.1"
 
 # --json: one answer each, checked against docs/schema by tests/support/json-answer.sh (exit 99 when not)
 jrun() {
-  bash "$here/tests/support/json-answer.sh" $runner "$cli" "$@" --json --cuda-root "$tk" > "$work/out" 2> "$work/err"
+  bash "$here/tests/support/json-answer.sh" $runner "$cli" "$@" --json --cuda-root "$(host "$tk")" > "$work/out" 2> "$work/err"
   echo $? > "$work/rc"
 }
 jrun list --mirror "$mirror"
@@ -129,7 +147,7 @@ check "fetch --json: from the cache" says '"from_cache": true'
 jrun fetch 9.97 --mirror "$mirror"
 check "fetch --json of an unknown version" rc 2
 check "fetch --json: one error" says '"code": "no-release"'
-jrun 9.99 --yes --no-verify --mirror "$mirror"
+jrun 9.99 --yes --no-verify "${install_args[@]}" --mirror "$mirror"
 check "install --json again" rc 0
 check "install --json: already installed" says '"result": "already_installed"'
 jrun uninstall --yes
