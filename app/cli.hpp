@@ -21,6 +21,7 @@
 #include "cudnn_install/process.hpp"
 #include "cudnn_install/state_lock.hpp"
 #include "cudnn_install/toolkit.hpp"
+#include "cudnn_install/txn.hpp"
 
 namespace cudnn_install::cli {
 
@@ -101,6 +102,7 @@ struct Session {
   std::unique_ptr<StateLock> lock;
   std::unique_ptr<FileSystem> fs;
   std::unique_ptr<EnvStore> env;  // the registry on Windows; nullptr on Linux
+  Recovery recovered;             // what opening it finished of an interrupted earlier run
 };
 Result<Session> open_session(const std::filesystem::path& root, const Options& options);
 // The toolkit of --cuda-root (or the only one detected) with its session open: what the commands

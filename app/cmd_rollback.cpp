@@ -21,6 +21,24 @@ ChangeOp rollback_op(const std::filesystem::path& root) {
   };
 }
 
+// An interrupted install (or --rollback) was the newest change, and opening the session just undid
+// (or finished undoing) it: that is the one undo asked for. The committed transaction before it
+// stays until --rollback is run again, so one --rollback never undoes two transactions.
+int report_recovery_only(const Recovery& r, const Toolkit& toolkit, const Options& o) {
+  bool install = r.what == Recovery::What::RolledBack;
+  answer()["changed"] = true;
+  answer()["toolkit"] = toolkit.root.string();
+  answer()["transaction"] = {{"id", r.id}, {"archive", ""}, {"cudnn_version", ""}};
+  answer()["recovered"] = install ? "rolled-back" : "undo-finished";
+  if (o.format == Format::Text && o.verbosity != Verbosity::Quiet)
+    std::cout << (install ? "the interrupted transaction " + r.id + " was rolled back"
+                          : "the interrupted rollback of transaction " + r.id + " was finished")
+              << ": " << toolkit.root.string()
+              << " is as it was before it. No committed transaction was undone; run --rollback again to undo the "
+                 "newest one.\n";
+  return 0;
+}
+
 }  // namespace
 
 int cmd_rollback(const Options& o) {
@@ -32,6 +50,9 @@ int cmd_rollback(const Options& o) {
   auto opened = open_toolkit_session(o);
   if (!opened) return report_error(opened.error(), o);
   const Toolkit* toolkit = &opened->toolkit;
+  if (auto r = opened->session.recovered;
+      r.what == Recovery::What::RolledBack || r.what == Recovery::What::UndoFinished)
+    return report_recovery_only(r, *toolkit, o);
   if (auto ok = preview_and_confirm(*toolkit, opened->session, rollback_op(toolkit->root), "roll back", o); !ok)
     return report_error(ok.error(), o);
   auto undone = rollback_last(*opened->session.fs, toolkit->root, opened->session.env.get());

@@ -142,7 +142,7 @@ int main(int argc, char** argv) {
   app.add_flag("--no-bench", o.no_bench, "skip the short GPU benchmark after installing");
   app.add_flag("--replace-in-use", o.replace_in_use, "Windows: rename DLLs in use aside and replace them");
   app.add_option("--loader-config", o.loader_config,
-                 "Linux: system (add /etc/ld.so.conf.d/cudnn-install-cuda-X.Y.conf, run ldconfig), print (show the "
+                 "Linux: system (add /etc/ld.so.conf.d/cudnn-install-<toolkit path>.conf, run ldconfig), print (show the "
                  "LD_LIBRARY_PATH line), none; default: system as root, else print")
       ->check(CLI::IsMember({"auto", "system", "print", "none"}));
   app.add_flag("--require-no-holders", o.require_no_holders,

@@ -47,10 +47,11 @@ Result<Session> open_session(const std::filesystem::path& root, const Options& o
   spdlog::info("cudnn-install {} on {}", CUDNN_INSTALL_VERSION, root.string());
   if (auto stale = (*lock)->stale_holder())
     spdlog::warn("took over the lock left by PID {}, which is no longer running", *stale);
-  Session session{std::move(*lock), make_real_filesystem(), open_env_store()};
+  Session session{std::move(*lock), make_real_filesystem(), open_env_store(), {}};
   auto recovered = recover(*session.fs, root, session.env.get());
   if (!recovered) return std::unexpected(recovered.error());
   say_recovered(*recovered, o);
+  session.recovered = *recovered;
   return session;
 }
 

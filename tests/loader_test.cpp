@@ -2,6 +2,8 @@
 // ld.so.conf.d entry installed by the transaction and removed by --rollback.
 #include <gtest/gtest.h>
 
+#include <regex>
+
 #include "cudnn_install/loader.hpp"
 #include "support/sandbox.hpp"
 #include "support/txn_scenario.hpp"
@@ -46,7 +48,14 @@ TEST(Loader, ProposesAConfEntryOnlyWhenNeeded) {
   LoaderEnv env = sandbox_env(dir.path() / "etc");
   auto change = plan_loader_change(toolkit_at(dir.path() / "cuda"), env, LoaderMode::System);
   EXPECT_EQ(change.mode, LoaderMode::System);
-  EXPECT_EQ(change.conf_file, (dir.path() / "etc/ld.so.conf.d/cudnn-install-cuda-13.0.conf").string());
+  // One entry per toolkit path: named after the path, with its CRC-32 (issue 18, class 7).
+  fs::path conf(change.conf_file);
+  EXPECT_EQ(conf.parent_path(), dir.path() / "etc/ld.so.conf.d");
+  EXPECT_TRUE(std::regex_match(conf.filename().string(), std::regex("cudnn-install-.+-cuda-[0-9a-f]{8}\\.conf")))
+      << conf;
+  make_linux_toolkit(dir.path() / "other/cuda", 13000);
+  EXPECT_NE(plan_loader_change(toolkit_at(dir.path() / "other/cuda"), env, LoaderMode::System).conf_file,
+            change.conf_file);
   EXPECT_EQ(change.conf_content, fs::canonical(dir.path() / "cuda/lib").string() + "\n");
   auto print = plan_loader_change(toolkit_at(dir.path() / "cuda"), env, LoaderMode::Print);
   EXPECT_NE(print.shell_line.find("export LD_LIBRARY_PATH=" + fs::canonical(dir.path() / "cuda/lib").string()),
@@ -97,7 +106,8 @@ TEST(Loader, InstallAddsTheConfEntryAndRollbackRemovesIt) {
                         &out),
             0)
       << out;
-  fs::path conf = etc / "ld.so.conf.d/cudnn-install-cuda-13.0.conf";
+  ASSERT_EQ(std::distance(fs::directory_iterator(etc / "ld.so.conf.d"), fs::directory_iterator()), 1);
+  fs::path conf = fs::directory_iterator(etc / "ld.so.conf.d")->path();
   EXPECT_EQ(read_file(conf), fs::canonical(root / "lib").string() + "\n");
   EXPECT_EQ(read_file(calls), "called\n");
   ASSERT_EQ(run_command(env + CLI_PATH + " --rollback --yes --cuda-root " + root.string(), &out), 0) << out;

@@ -343,6 +343,14 @@ TEST(Txn, UndoReportsAStepItCannotReverseAndStillUndoesEveryOther) {
       faulty.errno_fault = FaultyFileSystem::ErrnoFault{f.op, root / (f.step->*f.path), err};
       auto undone = rollback_last(faulty, root);
       ASSERT_FALSE(undone);
+      if (std::string(f.op) == "lstat") {  // --rollback looks at every backup before touching anything
+        EXPECT_NE(undone.error().message.find("injected lstat"), std::string::npos) << undone.error().message;
+        EXPECT_NE(undone.error().message.find("Nothing was changed"), std::string::npos) << undone.error().message;
+        EXPECT_EQ(diff(with_state, snapshot(root, "")), "");
+        ASSERT_TRUE(rollback_last(*real, root));  // the cause gone, it runs
+        EXPECT_EQ(diff(ref.before, snapshot(root)), "");
+        continue;
+      }
       EXPECT_NE(undone.error().message.find("'" + f.step->target + "': injected " + f.op), std::string::npos)
           << undone.error().message;
       EXPECT_NE(undone.error().message.find(std::strerror(err)), std::string::npos) << undone.error().message;

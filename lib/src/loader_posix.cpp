@@ -1,9 +1,13 @@
 #include <glob.h>
 #include <unistd.h>
 
+#include <cctype>
+#include <cstdio>
 #include <cstdlib>
 #include <regex>
 #include <sstream>
+
+#include <zlib.h>
 
 #include "base/util.hpp"
 #include "cudnn_install/loader.hpp"
@@ -17,6 +21,23 @@ namespace {
 std::string trim(const std::string& s) {
   size_t b = s.find_first_not_of(" \t\r"), e = s.find_last_not_of(" \t\r");
   return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
+}
+
+// One ld.so.conf.d entry per toolkit path, so that two toolkits of one CUDA version never share
+// (and roll back) each other's entry: cudnn-install-<path, '/' as '-'>-<CRC-32 of the path>.conf
+// (the CRC keeps "/a-b" and "/a/b" apart; the name stays under 255 bytes).
+std::string conf_name_for(const fs::path& root) {
+  std::string path = root.lexically_normal().generic_string();
+  while (path.size() > 1 && path.ends_with('/')) path.pop_back();
+  std::string readable;
+  for (char c : path) {
+    bool plain = std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '+';
+    if (readable.size() < 160 && (plain || !readable.empty())) readable += plain ? c : '-';
+  }
+  auto crc = crc32(0, reinterpret_cast<const Bytef*>(path.data()), static_cast<uInt>(path.size()));
+  char hex[9];
+  std::snprintf(hex, sizeof hex, "%08lx", static_cast<unsigned long>(crc));
+  return "cudnn-install-" + readable + "-" + hex + ".conf";
 }
 
 // "include" patterns are relative to /etc; in a sandbox they are rebased onto env.etc.
@@ -98,8 +119,7 @@ LoaderChange plan_loader_change(const Toolkit& tk, const LoaderEnv& env, LoaderM
     return c;
   }
   c.mode = mode;
-  std::string version = std::to_string(tk.version.major) + "." + std::to_string(tk.version.minor);
-  c.conf_file = (env.etc / "ld.so.conf.d" / ("cudnn-install-cuda-" + version + ".conf")).string();
+  c.conf_file = (env.etc / "ld.so.conf.d" / conf_name_for(tk.root)).string();
   c.conf_content = (ec ? lib : real).string() + "\n";
   c.shell_line = export_prepend_line("LD_LIBRARY_PATH", (ec ? lib : real).string());
   c.reason = mode == LoaderMode::System

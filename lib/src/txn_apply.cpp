@@ -30,14 +30,22 @@ struct Work {
   const Step* planned = nullptr;
 };
 
-std::string new_txn_id() {
-  auto now = std::chrono::system_clock::now();
+// <sequence>-<UTC time>-<PID>: the sequence orders transactions; the time is for people only.
+std::string new_txn_id(std::uint64_t sequence, std::chrono::system_clock::time_point now) {
   auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count();
   std::time_t secs = static_cast<std::time_t>(ms / 1000);
   std::tm tm = util::utc_time(secs);
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%04d%02d%02dT%02d%02d%02d.%03dZ-%ld", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
-                tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(ms % 1000), util::process_id());
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "%06llu-%04d%02d%02dT%02d%02d%02d.%03dZ-%ld",
+                static_cast<unsigned long long>(sequence), tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+                tm.tm_min, tm.tm_sec, static_cast<int>(((ms % 1000) + 1000) % 1000), util::process_id());
+  return buf;
+}
+
+std::string iso_time(std::chrono::system_clock::time_point now) {
+  std::tm tm = util::utc_time(std::chrono::system_clock::to_time_t(now));
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
   return buf;
 }
 
@@ -51,21 +59,21 @@ std::vector<Work> plan_work(const Plan& plan, const std::string& id) {
     w.step.target = s.target;
     w.step.kind = s.action == Action::Remove ? JournalStep::Kind::Remove : JournalStep::Kind::Place;
     if (w.step.kind == JournalStep::Kind::Place) w.step.temp = txn_paths::temp_for(s.target, id, n);
-    if (s.action != Action::Create) w.step.backup = txn_paths::backup_for(id, n);
+    if (s.action != Action::Create) w.step.backup = txn_paths::backup_for_target(s.target, id, n);
     work.push_back(std::move(w));
   }
   return work;
 }
 
 BeginRecord make_begin(const Plan& plan, const std::vector<Work>& work, const std::string& id,
-                       const ApplyOptions& options) {
+                       std::chrono::system_clock::time_point now, const ApplyOptions& options) {
   BeginRecord b;
   b.id = id;
   b.operation = options.operation;
   b.archive = plan.archive_name;
   b.sha256 = options.sha256;
   b.cudnn_version = plan.cudnn_version;
-  b.time = util::utc_now();
+  b.time = iso_time(now);
   b.dirs_created = plan.dirs_to_create;
   for (const auto& w : work) b.steps.push_back(w.step);
   b.env_edit = plan.env_edit;
@@ -305,10 +313,13 @@ Result<TxnOutcome> apply_plan(FileSystem& fs, const fs::path& root, const Archiv
   if (plan.env_edit && !options.env)
     return fail(ErrorCode::Io, "the plan changes " + plan.env_edit->name + " in " + to_string(plan.env_edit->scope) +
                                    ", which this build of cudnn-install cannot reach: nothing was changed");
+  auto sequence = next_sequence(fs, root);
+  if (!sequence) return std::unexpected(sequence.error());
+  auto now = options.clock ? options.clock() : std::chrono::system_clock::now();
   TxnOutcome outcome;
-  outcome.id = new_txn_id();
+  outcome.id = new_txn_id(*sequence, now);
   auto work = plan_work(plan, outcome.id);
-  BeginRecord begin = make_begin(plan, work, outcome.id, options);
+  BeginRecord begin = make_begin(plan, work, outcome.id, now, options);
   if (auto r = check_space(fs, root, archive, work); !r)
     return fail(r.error().code, r.error().message + "\nNothing was changed.", r.error().subject);
   if (auto r = write_begin(fs, root, begin); !r) {

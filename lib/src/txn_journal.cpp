@@ -118,15 +118,22 @@ std::string undo_begin_record(const std::string& id) { return framed({{"type", "
 JournalState parse_journal(std::string_view text) {
   JournalState state;
   std::size_t pos = 0;
-  while (pos < text.size()) {
+  for (int n = 1; pos < text.size(); ++n) {
     std::size_t end = text.find('\n', pos);
     if (end == std::string_view::npos) break;  // no newline: torn
     auto body = unframe(text.substr(pos, end - pos));
-    if (!body) break;
+    if (!body) {
+      if (end + 1 < text.size())  // a crash tears the last record only
+        state.damage = "record " + std::to_string(n) + " is corrupt and more records follow it";
+      break;
+    }
     std::string type = (*body)["type"].is_string() ? (*body)["type"].get<std::string>() : "";
     if (type == "begin" && !state.begin && !state.undo_of) {
       state.begin = begin_from(*body);
-      if (!state.begin) break;
+      if (!state.begin) {
+        state.damage = "record " + std::to_string(n) + " is an intact \"begin\" record without the fields it must have";
+        break;
+      }
     } else if (type == "staged" && state.begin) {
       state.staged = true;
     } else if (type == "commit" && state.begin) {
@@ -135,8 +142,9 @@ JournalState parse_journal(std::string_view text) {
       state.undo_of = (*body)["id"].get<std::string>();
     } else if (type == "undo-commit" && state.undo_of) {
       // Earlier builds flushed one before removing the journal; the removal alone ends an undo now.
-    } else {
-      break;  // a record out of order is as good as torn
+    } else {  // intact, so not torn by a crash: the tool never writes it there
+      state.damage = "record " + std::to_string(n) + " (\"" + type + "\") is out of order";
+      break;
     }
     pos = end + 1;
     state.valid_bytes = pos;

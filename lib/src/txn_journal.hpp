@@ -1,6 +1,9 @@
 // The write-ahead journal: one record per line, each "<crc32 hex> <json>\n" and fsynced.
-// A record whose CRC does not match, or that has no newline, is torn: it and everything
-// after it are ignored, exactly as if the crash had come just before it was written.
+// A crash can tear only the last record: one whose CRC does not match, or that has no newline,
+// with nothing after it, is ignored, exactly as if the crash had come just before it was written.
+// Anything else that is not a whole, valid record in its place is damage (JournalState::damage):
+// a broken record with more after it, or an intact one that the tool never writes (a "begin"
+// without its fields, records out of order). Damage is reported, never guessed around.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -40,6 +43,7 @@ struct JournalState {
   bool committed = false;              // the transaction is complete
   std::optional<std::string> undo_of;  // --rollback of committed transaction <id> in progress
   std::size_t valid_bytes = 0;         // length of the prefix of whole, intact records
+  std::string damage;                  // what is wrong when the journal is damaged, not torn; else empty
 };
 
 std::string begin_record(const BeginRecord& begin);

@@ -21,6 +21,9 @@ Result<void> finish_undo(FileSystem& fs, const std::filesystem::path& root, cons
 // when the value is still the one the edit wrote (so undoing twice changes nothing).
 Result<void> apply_env_edit(EnvStore* env, const EnvEdit& edit);
 Result<void> undo_env_edit(EnvStore* env, const BeginRecord& begin);
+// The sequence number of the next transaction: one past the newest in history/ (ids of builds
+// before sequence numbers count as 0, older than any numbered one).
+Result<std::uint64_t> next_sequence(FileSystem& fs, const std::filesystem::path& root);
 // Moves a committed journal into history/ and prunes transactions beyond kKeptTransactions.
 Result<void> file_committed(FileSystem& fs, const std::filesystem::path& root, const std::string& id);
 

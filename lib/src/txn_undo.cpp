@@ -27,6 +27,12 @@ fs::path history_file(const fs::path& root, const std::string& id) {
 std::string backup_dir(const std::string& id) { return std::string(kStateDirName) + "/backup/" + id; }
 std::string backup_for(const std::string& id, std::size_t n) { return backup_dir(id) + "/" + std::to_string(n); }
 
+std::string backup_for_target(const std::string& target, const std::string& id, std::size_t n) {
+  if (!fs::path(target).is_absolute()) return backup_for(id, n);
+  fs::path dir = fs::path(target).parent_path();
+  return (dir / (".cudnn-install-" + id + "-" + std::to_string(n) + ".bak")).generic_string();
+}
+
 std::string temp_for(const std::string& target, const std::string& id, std::size_t n) {
   fs::path dir = fs::path(target).parent_path();
   return (dir / (".cudnn-install-" + id + "-" + std::to_string(n) + ".tmp")).generic_string();
@@ -108,6 +114,20 @@ Result<void> finish_rollback(FileSystem& fs, const fs::path& root, const std::st
   return fs.remove(txn_paths::journal(root));
 }
 
+// The sequence number an id begins with ("000042-..."); 0 for the time-based ids of earlier builds,
+// which are older than every numbered one.
+std::uint64_t sequence_of(const std::string& id) {
+  std::size_t dash = id.find('-');
+  if (dash == std::string::npos || dash == 0 || dash > 18) return 0;
+  std::uint64_t n = 0;
+  for (std::size_t i = 0; i < dash; ++i) {
+    if (id[i] < '0' || id[i] > '9') return 0;
+    n = n * 10 + static_cast<std::uint64_t>(id[i] - '0');
+  }
+  return n;
+}
+
+// Oldest first, by sequence number; ids without one (earlier builds) by their time, before the rest.
 Result<std::vector<std::string>> history_ids(FileSystem& fs, const fs::path& root) {
   TRY_ASSIGN(bool there, state_subdir(fs, state_dir(root) / "history"));
   if (!there) return std::vector<std::string>();
@@ -124,13 +144,27 @@ Result<std::vector<std::string>> history_ids(FileSystem& fs, const fs::path& roo
                   (state_dir(root) / "history" / n).string());
     ids.push_back(id);
   }
-  std::sort(ids.begin(), ids.end());
+  std::sort(ids.begin(), ids.end(), [](const std::string& a, const std::string& b) {
+    return std::pair(sequence_of(a), a) < std::pair(sequence_of(b), b);
+  });
   return ids;
+}
+
+// The backups a transaction kept beside targets outside the toolkit (the loader configuration).
+Result<void> remove_outside_backups(FileSystem& fs, const BeginRecord& begin) {
+  for (const auto& s : begin.steps)
+    if (fs::path(s.backup).is_absolute()) {
+      TRY_ASSIGN(auto there, exists(fs, s.backup));
+      if (there) TRY(fs.remove(s.backup));
+    }
+  return {};
 }
 
 Result<void> prune_history(FileSystem& fs, const fs::path& root) {
   TRY_ASSIGN(auto ids, history_ids(fs, root));
   for (std::size_t i = 0; i + kKeptTransactions < ids.size(); ++i) {
+    TRY_ASSIGN(auto begin, committed_begin(fs, root, ids[i]));
+    if (begin) TRY(remove_outside_backups(fs, *begin));
     // History first: once it is gone the transaction can no longer be rolled back half-restored.
     TRY(fs.remove(txn_paths::history_file(root, (ids)[i])));
     TRY(remove_flat_dir(fs, root / txn_paths::backup_dir((ids)[i])));
@@ -177,12 +211,59 @@ Result<void> finish_undo(FileSystem& fs, const fs::path& root, const BeginRecord
   return remove_flat_dir(fs, root / txn_paths::backup_dir(begin.id));
 }
 
+Result<std::uint64_t> next_sequence(FileSystem& fs, const fs::path& root) {
+  TRY_ASSIGN(auto ids, history_ids(fs, root));
+  return ids.empty() ? 1 : sequence_of(ids.back()) + 1;
+}
+
 Result<void> file_committed(FileSystem& fs, const fs::path& root, const std::string& id) {
   TRY(fs.rename(txn_paths::journal(root), txn_paths::history_file(root, id)));
   TRY(fs.sync_dir(state_dir(root) / "history"));
   TRY(fs.sync_dir(state_dir(root)));
   return prune_history(fs, root);
 }
+
+namespace {
+
+std::unexpected<Error> damaged_journal(const fs::path& root, const std::string& what, const std::string& id) {
+  std::string backups =
+      id.empty() ? ""
+                 : " (and " + (root / txn_paths::backup_dir(id)).string() + "/, which holds the files it replaced)";
+  return fail(ErrorCode::Conflict,
+              "the journal '" + txn_paths::journal(root).string() + "' is damaged: " + what +
+                  ". A crash tears only the last record, so this is not one, and cudnn-install does not guess what "
+                  "the transaction did: nothing was changed. Inspect the journal" +
+                  backups + "; when the toolkit's files are as you want them, move the journal away to go on.",
+              txn_paths::journal(root).string());
+}
+
+// The id a torn "begin" record still shows, when its text got that far. (Its keys are written in
+// order, "archive" first; a torn "undo-begin" starts with "id" and changed nothing.)
+std::string id_in_torn_text(const std::string& text) {
+  if (text.size() < 9 || text.compare(9, 11, "{\"archive\":") != 0) return {};
+  const std::string key = "\"id\":\"";
+  std::size_t at = text.find(key);
+  if (at == std::string::npos) return {};
+  std::size_t end = text.find('"', at + key.size());
+  std::string id = end == std::string::npos ? "" : text.substr(at + key.size(), end - at - key.size());
+  return valid_txn_id(id) ? id : std::string();
+}
+
+// No intact "begin": it is flushed before any change, so nothing was changed, unless the
+// transaction's backup directory (made first, after that flush) exists: then the record was
+// damaged after it was durable.
+Result<void> check_torn_begin(FileSystem& fs, const fs::path& root, const std::string& text) {
+  std::string id = id_in_torn_text(text);
+  if (id.empty()) return {};
+  TRY_ASSIGN(bool started, state_subdir(fs, root / txn_paths::backup_dir(id)));
+  if (started)
+    return damaged_journal(
+        root, "its \"begin\" record is broken, yet transaction " + id + " had started (its backup directory exists)",
+        id);
+  return {};
+}
+
+}  // namespace
 
 Result<Recovery> recover(FileSystem& fs, const fs::path& root, EnvStore* env) {
   // Copies an interrupted run made before its "begin" record: never part of the tree.
@@ -192,6 +273,7 @@ Result<Recovery> recover(FileSystem& fs, const fs::path& root, EnvStore* env) {
   TRY_ASSIGN(auto text, fs.read_file(txn_paths::journal(root)));
   JournalState st = parse_journal(text);
   if (st.begin) TRY(check_begin(*st.begin, txn_paths::journal(root)));
+  if (!st.damage.empty()) return damaged_journal(root, st.damage, st.begin ? st.begin->id : id_in_torn_text(text));
   if (st.begin && st.committed) {
     TRY(file_committed(fs, root, st.begin->id));
     return Recovery{Recovery::What::Completed, st.begin->id};
@@ -205,8 +287,8 @@ Result<Recovery> recover(FileSystem& fs, const fs::path& root, EnvStore* env) {
     TRY(finish_rollback(fs, root, *st.undo_of, env));
     return Recovery{Recovery::What::UndoFinished, *st.undo_of};
   }
-  // No intact "begin": it is written and flushed before any change, so nothing was changed.
-  TRY(fs.remove(txn_paths::journal(root)));
+  TRY(check_torn_begin(fs, root, text));
+  TRY(fs.remove(txn_paths::journal(root)));  // a torn "begin": nothing was changed
   return Recovery{};
 }
 
@@ -231,11 +313,43 @@ Result<std::vector<HistoryItem>> read_history(FileSystem& fs, const fs::path& ro
   return items;
 }
 
+namespace {
+
+// Every old file the transaction replaced or removed must still be in its backup before the undo
+// starts: without it the undo would delete the installed file and put nothing back.
+Result<void> check_backups(FileSystem& fs, const fs::path& root, const std::string& id) {
+  TRY_ASSIGN(auto begin, committed_begin(fs, root, id));
+  if (!begin) return {};
+  std::string missing;
+  std::size_t count = 0;
+  for (const auto& s : begin->steps) {
+    if (!s.had_old()) continue;
+    auto there = exists(fs, root / s.backup);
+    if (!there)
+      return fail(there.error().code,
+                  "cannot tell whether the backup " + s.backup + " (the old " + s.target +
+                      ") is there: " + there.error().message + "\nNothing was changed. Fix the cause and run again.",
+                  there.error().subject);
+    if (!*there && ++count <= 5) missing += "\n  " + s.backup + " (the old " + s.target + ")";
+  }
+  if (count == 0) return {};
+  return fail(ErrorCode::Conflict,
+              std::to_string(count) + " backup(s) of transaction " + id +
+                  " are missing, so rolling it back would not restore what it replaced:" + missing +
+                  (count > 5 ? "\n  ..." : "") +
+                  "\nNothing was changed. Put the backups back to roll it back, or move " +
+                  txn_paths::history_file(root, id).string() + " away to keep the toolkit as it is.",
+              (root / txn_paths::backup_dir(id)).string());
+}
+
+}  // namespace
+
 Result<HistoryItem> rollback_last(FileSystem& fs, const fs::path& root, EnvStore* env) {
   TRY_ASSIGN(auto items, read_history(fs, root));
   if (items.empty())
     return fail(ErrorCode::NothingToUndo, "nothing to roll back: no committed transaction in " + root.string());
   HistoryItem last = items.back();
+  TRY(check_backups(fs, root, last.id));
   if (auto r = fs.append_durable(txn_paths::journal(root), undo_begin_record(last.id)); !r) {
     (void)fs.remove(txn_paths::journal(root));  // a torn "undo-begin" means nothing; nothing was changed
     return std::unexpected(r.error());

@@ -77,8 +77,11 @@ Result<void> check_step(const BeginRecord& b, std::size_t n, const fs::path& rec
   if (s.temp != (place ? txn_paths::temp_for(s.target, b.id, n) : std::string()))
     return untrusted(record,
                      which + "'s temporary '" + s.temp + "' is not the one the tool names beside '" + s.target + "'");
-  if (!s.backup.empty() && s.backup != txn_paths::backup_for(b.id, n))
-    return untrusted(record, which + "'s backup '" + s.backup + "' is not " + txn_paths::backup_for(b.id, n));
+  // Earlier builds kept the loader configuration's backup in backup/<id>/ too.
+  if (!s.backup.empty() && s.backup != txn_paths::backup_for(b.id, n) &&
+      s.backup != txn_paths::backup_for_target(s.target, b.id, n))
+    return untrusted(record,
+                     which + "'s backup '" + s.backup + "' is not " + txn_paths::backup_for_target(s.target, b.id, n));
   if (!place && s.backup.empty()) return untrusted(record, which + " removes '" + s.target + "' without a backup");
   return {};
 }

@@ -31,7 +31,7 @@ bool loader_searches(const std::filesystem::path& dir, const LoaderEnv& env);
 
 struct LoaderChange {
   LoaderMode mode = LoaderMode::Skip;
-  std::string conf_file;     // absolute: <etc>/ld.so.conf.d/cudnn-install-cuda-X.Y.conf
+  std::string conf_file;     // absolute: <etc>/ld.so.conf.d/cudnn-install-<toolkit path>-<crc>.conf
   std::string conf_content;  // "<lib dir>\n"
   std::string shell_line;    // for Print: the export line
   std::string reason;        // why nothing is needed, or what is proposed

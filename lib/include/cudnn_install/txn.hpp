@@ -5,8 +5,12 @@
 //   <root>/.cudnn-install/journal.jsonl   the transaction in progress (lib/src/txn_journal.hpp)
 //   <root>/.cudnn-install/spool/          a tar.xz's files, copied while it is inspected (archive.hpp)
 //   <root>/.cudnn-install/backup/<id>/    old files, moved there by rename
-//   <root>/.cudnn-install/history/<id>.jsonl  committed transactions, newest last
+//   <root>/.cudnn-install/history/<id>.jsonl  committed transactions; <id> = <sequence>-<UTC time>-<PID>
+//
+// Transactions are ordered by the sequence number their ids begin with (one past the newest in
+// history/), never by the clock, which can be set back between two runs.
 #pragma once
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -43,6 +47,9 @@ struct ApplyOptions {
   EnvStore* env = nullptr;            // where plan.env_edit is made (the registry); needed only when there is one
   InUse in_use = InUse::Refuse;
   unsigned extract_threads = 0;  // zip entries inflated at once; 0: one per core, at most kMaxExtractThreads
+  // The time recorded for people (in the id and the journal); empty: the system clock. Never used
+  // for order, so tests can set it back.
+  std::function<std::chrono::system_clock::time_point()> clock;
 };
 
 inline constexpr unsigned kMaxExtractThreads = 4;
