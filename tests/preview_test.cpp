@@ -18,7 +18,7 @@ TEST(Preview, ReadsSeeEarlierChangesAndNothingIsWritten) {
   auto before = snapshot(dir.path(), "");
   auto real = make_real_filesystem();
   PreviewFileSystem fs(*real);
-  ASSERT_TRUE(fs.rename(dir.path() / "a/one", dir.path() / "b"));
+  ASSERT_TRUE(fs.rename(dir.path() / "a/one", dir.path() / "b", RenameMode::Replace));
   EXPECT_FALSE(*fs.stat(dir.path() / "a/one"));
   EXPECT_EQ(*fs.read_file(dir.path() / "b"), "1");
   EXPECT_FALSE(fs.remove(dir.path() / "a")) << "not empty yet";
@@ -50,7 +50,7 @@ TEST(Preview, AChangeTheUserMayNotMakeFailsAsTheRealOneWould) {
   ASSERT_FALSE(removed);
   EXPECT_EQ(removed.error().code, ErrorCode::Io);
   EXPECT_NE(removed.error().message.find("permission denied"), std::string::npos);
-  EXPECT_TRUE(fs.rename(dir.path() / "locked", dir.path() / "moved"));
+  EXPECT_TRUE(fs.rename(dir.path() / "locked", dir.path() / "moved", RenameMode::Replace));
 }
 
 TEST(Preview, ForecastFindsTheLockRightsAndSpaceTheRealInstallNeeds) {

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 #include "base/try.hpp"
@@ -58,6 +59,41 @@ class PosixOutputFile final : public OutputFile {
   fs::path path_;
 };
 
+std::unexpected<Error> already_there(const fs::path& from, const fs::path& to) {
+  return fail(ErrorCode::Conflict,
+              "cannot move '" + from.string() + "' to '" + to.string() +
+                  "': something is already there (it appeared after cudnn-install looked); it was not replaced",
+              to.string());
+}
+
+// A rename that never replaces what is at `to`. renameat2(RENAME_NOREPLACE) does it atomically
+// (Linux 3.15+). Where the filesystem does not support it (EINVAL: some network and FUSE
+// filesystems; ENOSYS: an old kernel), link(2) + unlink(2) does the same without replacing either:
+// link fails with EEXIST when anything is at `to`. A crash between the two leaves the file under
+// both names; undo recognises that (same inode) and removes both. Only where the filesystem has
+// no hard links either (FAT) is `to` checked with lstat just before rename(2): the one place
+// where a file appearing in that instant could still be replaced.
+Result<void> rename_no_replace(const fs::path& from, const fs::path& to) {
+#ifdef RENAME_NOREPLACE
+  if (::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) == 0) return {};
+  if (errno == EEXIST) return already_there(from, to);
+  if (errno != EINVAL && errno != ENOSYS) return os_error("cannot move '" + from.string() + "' to", to);
+#endif
+  if (::linkat(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), 0) == 0) {
+    if (::unlink(from.c_str()) == 0) return {};
+    int err = errno;
+    ::unlink(to.c_str());  // the link just made: `to` was empty before it
+    return os_error("cannot remove", from, err);
+  }
+  if (errno == EEXIST) return already_there(from, to);
+  if (errno != EPERM && errno != EOPNOTSUPP && errno != ENOSYS && errno != EMLINK)
+    return os_error("cannot move '" + from.string() + "' to", to);
+  struct stat st;
+  if (::lstat(to.c_str(), &st) == 0) return already_there(from, to);
+  if (::rename(from.c_str(), to.c_str()) != 0) return os_error("cannot move '" + from.string() + "' to", to);
+  return {};
+}
+
 class PosixFileSystem final : public FileSystem {
  public:
   Result<std::unique_ptr<OutputFile>> create_new(const fs::path& path, std::uint32_t mode) override {
@@ -75,7 +111,8 @@ class PosixFileSystem final : public FileSystem {
     if (::symlink(target.c_str(), link.c_str()) != 0) return os_error("cannot create symlink", link);
     return {};
   }
-  Result<void> rename(const fs::path& from, const fs::path& to) override {
+  Result<void> rename(const fs::path& from, const fs::path& to, RenameMode mode) override {
+    if (mode == RenameMode::NoReplace) return rename_no_replace(from, to);
     if (::rename(from.c_str(), to.c_str()) != 0) return os_error("cannot move '" + from.string() + "' to", to);
     return {};
   }

@@ -73,10 +73,18 @@ class Win32FileSystem final : public FileSystem {
     return fail(ErrorCode::UnsafeEntry,
                 "symbolic links are not installed on Windows (no Windows cuDNN archive has one)", link.string());
   }
-  Result<void> rename(const fs::path& from, const fs::path& to) override {
-    if (!MoveFileExW(from.c_str(), to.c_str(), MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH))
-      return os_error("cannot move '" + from.string() + "' to", to);
-    return {};
+  // NoReplace: without MOVEFILE_REPLACE_EXISTING, MoveFileExW fails (ERROR_ALREADY_EXISTS) when
+  // anything is at `to`, and leaves it as it is: atomic, no check beforehand.
+  Result<void> rename(const fs::path& from, const fs::path& to, RenameMode mode) override {
+    DWORD flags = MOVEFILE_WRITE_THROUGH | (mode == RenameMode::Replace ? MOVEFILE_REPLACE_EXISTING : 0);
+    if (MoveFileExW(from.c_str(), to.c_str(), flags)) return {};
+    DWORD err = GetLastError();
+    if (mode == RenameMode::NoReplace && (err == ERROR_ALREADY_EXISTS || err == ERROR_FILE_EXISTS))
+      return fail(ErrorCode::Conflict,
+                  "cannot move '" + from.string() + "' to '" + to.string() +
+                      "': something is already there (it appeared after cudnn-install looked); it was not replaced",
+                  to.string());
+    return os_error("cannot move '" + from.string() + "' to", to, err);
   }
   // A file a running program still has loaded (a DLL moved aside by --replace-in-use) cannot be
   // deleted: it, and then its directory, are scheduled for deletion at the next reboot instead.

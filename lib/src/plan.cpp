@@ -61,6 +61,7 @@ Step step_for(const Entry& e, const std::string& target, const TreeState& tree) 
     s.action = Action::SkipIdentical;
   } else {
     s.action = Action::Overwrite;
+    s.old = it->second;
     s.reason = it->second.type == EntryType::Symlink ? "replaces a symlink to '" + it->second.link_target + "'"
                : unsafe_mode(it->second)             ? "replaces a file with unsafe permissions"
                                                      : "replaces a different file";
@@ -70,7 +71,7 @@ Step step_for(const Entry& e, const std::string& target, const TreeState& tree) 
 
 Step stale_step(const std::string& target, const ExistingFile& old, int new_major, const PlanOptions& options) {
   std::string file = target.substr(target.rfind('/') + 1);
-  Step s{Action::Remove, target, {}, classify(target), old.type, old.size, old.mode, old.link_target, {}, {}};
+  Step s{Action::Remove, target, {}, classify(target), old.type, old.size, old.mode, old.link_target, {}, {}, old};
   auto major = cudnn_major_of(file);
   if (major && *major != new_major) {
     s.action = Action::KeepOther;
@@ -251,7 +252,8 @@ Plan removal_plan(const Toolkit& toolkit, const std::map<std::string, ExistingFi
                           old.mode,
                           old.link_target,
                           "not installed by cudnn-install; removed because of --force",
-                          {}});
+                          {},
+                          old});
   return plan;
 }
 

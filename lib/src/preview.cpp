@@ -79,9 +79,13 @@ Result<void> PreviewFileSystem::make_symlink(const std::string& target, const fs
   return {};
 }
 
-Result<void> PreviewFileSystem::rename(const fs::path& from, const fs::path& to) {
+Result<void> PreviewFileSystem::rename(const fs::path& from, const fs::path& to, RenameMode mode) {
   TRY_ASSIGN(auto st, stat(from));
   if (!st) return would_fail("cannot move '" + from.string() + "' to", to, "the source is not there");
+  if (mode == RenameMode::NoReplace) {
+    TRY_ASSIGN(auto there, stat(to));
+    if (there) return would_fail("cannot move '" + from.string() + "' to", to, "something is already there");
+  }
   TRY(check_writable(from, "cannot move"));
   TRY(check_writable(to, "cannot move to"));
   Node moved = overlaid(from).value_or(Node{st, std::nullopt, normal(from)});

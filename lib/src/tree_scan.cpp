@@ -19,6 +19,7 @@ Result<std::optional<ExistingFile>> look(FileSystem& fs, const fs::path& path) {
   f.mode = stat->mode;
   f.link_target = stat->link_target;
   if (f.type == EntryType::File) f.size = stat->size;
+  if (f.type == EntryType::File) f.identity = fs.identity(path);  // before any reading (file_stamps.hpp)
   return std::optional(f);
 }
 

@@ -139,7 +139,7 @@ class Stager {
       if (e.raw.type == EntryType::Symlink) {
         TRY(fs_.make_symlink(e.raw.link_target, root_ / it->second->step.temp));
       } else if (spooled != archive.spooled.end()) {
-        TRY(fs_.rename(spooled->second, root_ / it->second->step.temp));
+        TRY(fs_.rename(spooled->second, root_ / it->second->step.temp, RenameMode::NoReplace));
         if (e.raw.crc32) wrote(*it->second, *e.raw.crc32);  // taken from the very bytes spooled
       } else {
         continue;
@@ -244,11 +244,42 @@ Result<void> check_replaceable(FileSystem& fs, const fs::path& root, const std::
   return {};
 }
 
+// The file to back up must be the one the plan saw (and the user confirmed): one changed since
+// (another program wrote it while the prompt waited) aborts the install, which is rolled back.
+// The rename that follows moves whatever is there into the backup, so nothing is lost either way.
+Result<void> check_unchanged(FileSystem& fs, const fs::path& path, const std::optional<ExistingFile>& old) {
+  if (!old) return {};
+  TRY_ASSIGN(auto now, fs.stat(path));
+  bool same = now && now->type == old->type;
+  if (same && old->type == EntryType::Symlink) same = now->link_target == old->link_target;
+  if (same && old->type == EntryType::File && old->identity) same = fs.identity(path) == old->identity;
+  if (same) return {};
+  return fail(ErrorCode::Conflict,
+              "'" + path.string() + "' " + (now ? "changed" : "disappeared") +
+                  " after cudnn-install looked at it (another program " + (now ? "wrote" : "removed") +
+                  " it), so it was not replaced. Run the install again: it plans with what is there now.",
+              path.string());
+}
+
+Result<void> place(FileSystem& fs, const fs::path& temp, const fs::path& target) {
+  auto moved = fs.rename(temp, target, RenameMode::NoReplace);
+  if (moved || moved.error().code != ErrorCode::Conflict) return moved;
+  return fail(ErrorCode::Conflict,
+              "'" + target.string() +
+                  "' appeared after cudnn-install planned the install (another program created it), so it was "
+                  "not replaced and is left exactly as it is. Find out what put it there; to install cuDNN's file "
+                  "there, move it away and run the install again.",
+              target.string());
+}
+
+// A create's target (and every backup name) must still be free: NoReplace leaves a file that
+// appeared there since the plan untouched, and the install fails and is rolled back.
 Result<void> swap_into_place(FileSystem& fs, const fs::path& root, const std::vector<Work>& work, InUse in_use) {
   TRY(check_replaceable(fs, root, work, in_use));
   for (const auto& w : work) {
-    if (w.step.had_old()) TRY(fs.rename(root / w.step.target, root / w.step.backup));
-    if (w.step.kind == JournalStep::Kind::Place) TRY(fs.rename(root / w.step.temp, root / w.step.target));
+    if (w.step.had_old()) TRY(check_unchanged(fs, root / w.step.target, w.planned->old));
+    if (w.step.had_old()) TRY(fs.rename(root / w.step.target, root / w.step.backup, RenameMode::NoReplace));
+    if (w.step.kind == JournalStep::Kind::Place) TRY(place(fs, root / w.step.temp, root / w.step.target));
     spdlog::info("{} {}",
                  w.step.kind == JournalStep::Kind::Place ? (w.step.had_old() ? "replaced" : "created") : "removed",
                  w.step.target);
@@ -258,7 +289,7 @@ Result<void> swap_into_place(FileSystem& fs, const fs::path& root, const std::ve
 
 // Everything between the durable "begin" record and the durable "commit" record.
 Result<void> run_phases(FileSystem& fs, const fs::path& root, const ArchiveInfo& archive, std::vector<Work>& work,
-                        const BeginRecord& begin, const ApplyOptions& options, TxnOutcome& outcome) {
+                        const BeginRecord& begin, const ApplyOptions& options, TxnOutcome& outcome, SwapPhase& phase) {
   fs::path backups = root / txn_paths::backup_dir(begin.id);
   TRY(fs.make_dir(backups));
   TRY(make_dirs(fs, root, begin.dirs_created));
@@ -267,6 +298,7 @@ Result<void> run_phases(FileSystem& fs, const fs::path& root, const ArchiveInfo&
   outcome.written = stager.written();
   auto dirs = parent_dirs(root, work);
   TRY(sync_all(fs, dirs));
+  phase = SwapPhase::MayHaveStarted;  // from the "staged" record on, as recovery sees it
   TRY(fs.append_durable(txn_paths::journal(root), marker_record("staged")));
   TRY(swap_into_place(fs, root, work, options.in_use));
   dirs.insert(backups);
@@ -327,8 +359,9 @@ Result<TxnOutcome> apply_plan(FileSystem& fs, const fs::path& root, const Archiv
     return fail(ErrorCode::Io, r.error().message + "\nThe install did not start: nothing was changed.",
                 r.error().subject);
   }
-  if (auto r = run_phases(fs, root, archive, work, begin, options, outcome); !r) {
-    auto restored = finish_undo(fs, root, begin, options.env);
+  auto phase = SwapPhase::NotStarted;
+  if (auto r = run_phases(fs, root, archive, work, begin, options, outcome, phase); !r) {
+    auto restored = finish_undo(fs, root, begin, options.env, phase);
     if (restored) restored = fs.remove(txn_paths::journal(root));
     return restored_after(r.error(), restored);
   }

@@ -10,13 +10,19 @@
 
 namespace cudnn_install {
 
+// Whether the swap (renames into targets, after the "staged" record) may have begun. Before it, no
+// target was touched, so undo leaves every target alone: a file there now is another program's.
+enum class SwapPhase { NotStarted, MayHaveStarted };
+
 // Undoes the steps of one transaction, newest first. Idempotent: it looks at what is on disk,
 // so running it again after a crash half-way through finishes the job.
 // The PATH value is put back when it still is what the transaction wrote.
-Result<void> undo_steps(FileSystem& fs, const std::filesystem::path& root, const BeginRecord& begin, EnvStore* env);
+Result<void> undo_steps(FileSystem& fs, const std::filesystem::path& root, const BeginRecord& begin, EnvStore* env,
+                        SwapPhase phase = SwapPhase::MayHaveStarted);
 // Shared by apply (automatic rollback) and recovery: undo the steps, remove the empty
 // directories the transaction created and its backup directory.
-Result<void> finish_undo(FileSystem& fs, const std::filesystem::path& root, const BeginRecord& begin, EnvStore* env);
+Result<void> finish_undo(FileSystem& fs, const std::filesystem::path& root, const BeginRecord& begin, EnvStore* env,
+                         SwapPhase phase = SwapPhase::MayHaveStarted);
 // The registry half of a transaction (txn_env.cpp): make the edit, and put the old value back
 // when the value is still the one the edit wrote (so undoing twice changes nothing).
 Result<void> apply_env_edit(EnvStore* env, const EnvEdit& edit);

@@ -47,18 +47,35 @@ Result<bool> exists(FileSystem& fs, const fs::path& path) {
   return st.has_value();
 }
 
-Result<void> undo_one(FileSystem& fs, const fs::path& root, const JournalStep& s) {
+// Whether two names are one regular file: a crash between the link and the unlink of a NoReplace
+// rename's fallback (filesystem_posix.cpp) leaves the new file under both.
+bool same_file(FileSystem& fs, const fs::path& a, const fs::path& b) {
+  auto sa = fs.stat(a), sb = fs.stat(b);
+  if (!sa || !*sa || !sb || !*sb || (*sa)->type != EntryType::File || (*sb)->type != EntryType::File) return false;
+  auto ia = fs.identity(a), ib = fs.identity(b);
+  return ia && ib && ia->device == ib->device && ia->inode == ib->inode;
+}
+
+Result<void> undo_one(FileSystem& fs, const fs::path& root, const JournalStep& s, SwapPhase phase) {
+  // A temporary still there never reached its target (the swap is a rename, and a create's rename
+  // never replaces): whatever is at the target is not this transaction's, unless it is the very file.
+  bool unplaced = false, linked = false;
   if (!s.temp.empty()) {
-    TRY_ASSIGN(auto temp, exists(fs, root / s.temp));
-    if (temp) TRY(fs.remove(root / s.temp));
+    TRY_ASSIGN(unplaced, exists(fs, root / s.temp));
+    linked = unplaced && same_file(fs, root / s.temp, root / s.target);
+    if (unplaced) TRY(fs.remove(root / s.temp));
   }
   if (s.had_old()) {
     TRY_ASSIGN(auto backup, exists(fs, root / s.backup));
-    if (backup) return fs.rename(root / s.backup, root / s.target);  // restores the old file over the new one
-    return {};                                                       // the old file never left
+    // Restores the old file over the new one; over nothing when the new one was never placed.
+    auto mode = unplaced && !linked ? RenameMode::NoReplace : RenameMode::Replace;
+    if (backup) return fs.rename(root / s.backup, root / s.target, mode);
+    return {};  // the old file never left
   }
+  if (unplaced && !linked) return {};
+  if (phase == SwapPhase::NotStarted) return {};  // no target was touched: a file there is another program's
   TRY_ASSIGN(auto placed, exists(fs, root / s.target));
-  if (placed) return fs.remove(root / s.target);  // it was absent before: anything there is ours
+  if (placed) return fs.remove(root / s.target);  // absent before, and our file was moved there
   return {};
 }
 
@@ -184,11 +201,12 @@ bool has_pending_journal(const fs::path& root) {
 // reversed (a disk error, a permission, a read-only mount) must not leave the others half-done. The
 // failures are reported one by one; the journal keeps the transaction, so the next run (or
 // --rollback) finishes it once the cause is fixed, and what was undone already is not touched again.
-Result<void> undo_steps(FileSystem& fs, const fs::path& root, const BeginRecord& begin, EnvStore* env) {
+Result<void> undo_steps(FileSystem& fs, const fs::path& root, const BeginRecord& begin, EnvStore* env,
+                        SwapPhase phase) {
   std::vector<std::string> failed;
   if (auto r = undo_env_edit(env, begin); !r) failed.push_back(r.error().message);  // made last: undone first
   for (auto it = begin.steps.rbegin(); it != begin.steps.rend(); ++it)
-    if (auto r = undo_one(fs, root, *it); !r) failed.push_back("'" + it->target + "': " + r.error().message);
+    if (auto r = undo_one(fs, root, *it, phase); !r) failed.push_back("'" + it->target + "': " + r.error().message);
   for (auto it = begin.dirs_created.rbegin(); it != begin.dirs_created.rend(); ++it) {
     auto names = fs.list_dir(root / *it);
     if (names && names->empty())
@@ -206,8 +224,9 @@ Result<void> undo_steps(FileSystem& fs, const fs::path& root, const BeginRecord&
   return fail(ErrorCode::Io, message, failed.front());
 }
 
-Result<void> finish_undo(FileSystem& fs, const fs::path& root, const BeginRecord& begin, EnvStore* env) {
-  TRY(undo_steps(fs, root, begin, env));
+Result<void> finish_undo(FileSystem& fs, const fs::path& root, const BeginRecord& begin, EnvStore* env,
+                         SwapPhase phase) {
+  TRY(undo_steps(fs, root, begin, env, phase));
   return remove_flat_dir(fs, root / txn_paths::backup_dir(begin.id));
 }
 
@@ -217,7 +236,7 @@ Result<std::uint64_t> next_sequence(FileSystem& fs, const fs::path& root) {
 }
 
 Result<void> file_committed(FileSystem& fs, const fs::path& root, const std::string& id) {
-  TRY(fs.rename(txn_paths::journal(root), txn_paths::history_file(root, id)));
+  TRY(fs.rename(txn_paths::journal(root), txn_paths::history_file(root, id), RenameMode::Replace));
   TRY(fs.sync_dir(state_dir(root) / "history"));
   TRY(fs.sync_dir(state_dir(root)));
   return prune_history(fs, root);
@@ -279,7 +298,7 @@ Result<Recovery> recover(FileSystem& fs, const fs::path& root, EnvStore* env) {
     return Recovery{Recovery::What::Completed, st.begin->id};
   }
   if (st.begin) {
-    TRY(finish_undo(fs, root, *st.begin, env));
+    TRY(finish_undo(fs, root, *st.begin, env, st.staged ? SwapPhase::MayHaveStarted : SwapPhase::NotStarted));
     TRY(fs.remove(txn_paths::journal(root)));
     return Recovery{Recovery::What::RolledBack, st.begin->id};
   }

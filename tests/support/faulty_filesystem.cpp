@@ -65,11 +65,11 @@ Result<void> FaultyFileSystem::make_symlink(const std::string& target, const fs:
   return real_.make_symlink(target, link);
 }
 
-Result<void> FaultyFileSystem::rename(const fs::path& from, const fs::path& to) {
+Result<void> FaultyFileSystem::rename(const fs::path& from, const fs::path& to, RenameMode mode) {
   if (errno_fault && errno_fault->op == "rename" && (errno_fault->path == from || errno_fault->path == to))
     return errno_error("rename", from, errno_fault->err);
   if (auto r = tick("rename", from); !r) return r;
-  return real_.rename(from, to);
+  return real_.rename(from, to, mode);
 }
 
 Result<void> FaultyFileSystem::remove(const fs::path& path) {

@@ -24,7 +24,7 @@ class FaultyFileSystem final : public FileSystem {
 
   Result<std::unique_ptr<OutputFile>> create_new(const std::filesystem::path& path, std::uint32_t mode) override;
   Result<void> make_symlink(const std::string& target, const std::filesystem::path& link) override;
-  Result<void> rename(const std::filesystem::path& from, const std::filesystem::path& to) override;
+  Result<void> rename(const std::filesystem::path& from, const std::filesystem::path& to, RenameMode mode) override;
   Result<void> remove(const std::filesystem::path& path) override;
   Result<void> make_dir(const std::filesystem::path& path) override;
   Result<void> sync_dir(const std::filesystem::path& path) override;

@@ -2,14 +2,21 @@
 """Runs a command on a pseudo-terminal, answers its first "Proceed?" with ANSWER, prints what it
 wrote and exits with its exit code: how the tests see a confirmation as a person at a terminal does.
 
-usage: pty_run.py ANSWER COMMAND [ARG...]"""
+usage: pty_run.py [--before-answer SHELL_COMMAND] ANSWER COMMAND [ARG...]
+
+--before-answer runs SHELL_COMMAND (to completion) while the prompt waits, before answering: a
+second process changing the tree while the user reads the prompt."""
 import os
 import pty
+import subprocess
 import sys
 
 
 def main():
-    answer, argv = sys.argv[1].encode(), sys.argv[2:]
+    args, before = sys.argv[1:], None
+    if args[0] == "--before-answer":
+        before, args = args[1], args[2:]
+    answer, argv = args[0].encode(), args[1:]
     pid, fd = pty.fork()
     if pid == 0:
         os.execvp(argv[0], argv)
@@ -23,6 +30,8 @@ def main():
             break
         out += data
         if not sent and b"Proceed?" in out:
+            if before is not None:
+                subprocess.run(before, shell=True, check=True)
             os.write(fd, answer + b"\n")
             sent = True
     _, status = os.waitpid(pid, 0)

@@ -178,6 +178,24 @@ TEST(WinToolkit, FoundThroughNvidiasRegistryKeyAndProgramFiles) {
   EXPECT_EQ(cuda13->bin_dir, fs::path("bin") / "x64");  // where cudart64_13.dll is
 }
 
+// Issue 18, class 5: a create's rename (MoveFileExW without MOVEFILE_REPLACE_EXISTING) leaves a
+// file that appeared at its destination as it is; a replace (the default elsewhere) replaces.
+TEST(WinFileSystem, ARenameThatMustNotReplaceLeavesWhatIsThere) {
+  TempDir dir;
+  write_file(dir.path() / "new", "new");
+  write_file(dir.path() / "appeared", "another program's");
+  auto fs = make_real_filesystem();
+  auto refused = fs->rename(dir.path() / "new", dir.path() / "appeared", RenameMode::NoReplace);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code, ErrorCode::Conflict);
+  EXPECT_EQ(read_file(dir.path() / "appeared"), "another program's");
+  EXPECT_EQ(read_file(dir.path() / "new"), "new");
+  ASSERT_TRUE(fs->rename(dir.path() / "new", dir.path() / "free", RenameMode::NoReplace));
+  EXPECT_EQ(read_file(dir.path() / "free"), "new");
+  ASSERT_TRUE(fs->rename(dir.path() / "free", dir.path() / "appeared", RenameMode::Replace));
+  EXPECT_EQ(read_file(dir.path() / "appeared"), "new");
+}
+
 TEST(WinFileVersion, ReadsTheVersionResource) {
   EXPECT_EQ(dll_file_version(FAKE_CUDNN).value_or("none"), "8.9.5.30");
   TempDir dir;

@@ -44,6 +44,11 @@ struct NameLimits {
   std::uint64_t path_max = 4096;  // bytes of a whole path, its terminating NUL included
 };
 
+// Whether a rename may replace what is at its destination. NoReplace is for a destination the plan
+// found empty (a create, a backup): a file that appeared there since (a race with another program
+// while the user read the prompt) is never replaced, and the rename fails with ErrorCode::Conflict.
+enum class RenameMode { Replace, NoReplace };
+
 // A new file being written; close() makes its content durable (fsync) before returning.
 class OutputFile {
  public:
@@ -58,8 +63,9 @@ class FileSystem {
   // Creates a file that must not exist yet, with exactly these permission bits.
   virtual Result<std::unique_ptr<OutputFile>> create_new(const std::filesystem::path& path, std::uint32_t mode) = 0;
   virtual Result<void> make_symlink(const std::string& target, const std::filesystem::path& link) = 0;
-  // Atomic replace: `to` is either the old or the new file, never missing, never partial.
-  virtual Result<void> rename(const std::filesystem::path& from, const std::filesystem::path& to) = 0;
+  // Replace: atomic replace: `to` is either the old or the new file, never missing, never partial.
+  // NoReplace: `to` must not exist; if something is there, it is left untouched (Conflict).
+  virtual Result<void> rename(const std::filesystem::path& from, const std::filesystem::path& to, RenameMode mode) = 0;
   // A file, a symlink or an empty directory.
   virtual Result<void> remove(const std::filesystem::path& path) = 0;
   virtual Result<void> make_dir(const std::filesystem::path& path) = 0;

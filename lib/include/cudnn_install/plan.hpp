@@ -22,6 +22,9 @@ struct ExistingFile {
   std::uint32_t mode = 0;
   std::string link_target;
   std::optional<std::uint32_t> crc32;  // computed only where the size matches the new file
+  // A regular file's identity when it was scanned: the swap replaces or removes it only while it
+  // is still that file (nullopt: the platform cannot tell; then only its kind is compared).
+  std::optional<FileIdentity> identity;
 };
 
 struct TreeState {
@@ -53,6 +56,9 @@ struct Step {
   std::string link_target;
   std::string reason;   // for Remove/KeepOther/Overwrite: why
   std::string content;  // generated files (Role::LoaderConfig): the bytes to write
+  // Overwrite/Remove: what the scan found at the target. The swap checks that the same file is
+  // still there before moving it to the backup (nullopt: generated files, checked by content).
+  std::optional<ExistingFile> old = std::nullopt;
 };
 
 struct Plan {

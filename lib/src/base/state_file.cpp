@@ -32,7 +32,7 @@ Result<void> StateFileWriter::commit(std::string_view text) {
   Result<void> done = out_->write(text);
   if (done) done = out_->sync_and_close();
   out_.reset();  // from here on the destructor leaves the temporary alone
-  if (done) done = fs_->rename(temp_, path_);
+  if (done) done = fs_->rename(temp_, path_, RenameMode::Replace);
   if (!done) (void)fs_->remove(temp_);
   return done;
 }
