@@ -100,6 +100,23 @@ int dry_run_change(const Toolkit& toolkit, const ChangeOp& op, const Options& o)
   return 0;
 }
 
+Result<void> allow_writes_outside(const std::vector<OutsideDir>& outside, const Options& o, const std::string& doing) {
+  for (const auto& d : outside) {
+    std::string w = d.describe() + ": cuDNN's files there are changed";
+    answer().warn(w);
+    if (o.format == Format::Text && o.verbosity != Verbosity::Quiet) std::cout << "warning  " << w << "\n";
+  }
+  if (outside.empty() || o.confirm == Confirm::AssumeYes || is_terminal(0)) return {};
+  std::string where;
+  for (const auto& d : outside) where += (where.empty() ? "" : "; ") + d.describe();
+  return fail(ErrorCode::Usage, "refused to " + doing + ": it changes files outside the toolkit's real path (" + where +
+                                    "), and there is no terminal to confirm that. Check that cuDNN belongs there, then "
+                                    "pass --yes to " +
+                                    doing +
+                                    " anyway; or pass --cuda-root with the toolkit the directory belongs to. "
+                                    "Nothing was changed.");
+}
+
 Result<void> preview_and_confirm(const Toolkit& toolkit, Session& session, const ChangeOp& op, const char* doing,
                                  const Options& o) {
   if (o.confirm == Confirm::AssumeYes) return {};

@@ -174,6 +174,11 @@ Previewed preview_change(FileSystem& real, EnvStore* env, const ChangeOp& op, Pr
 // --dry-run of a change: the preview printed, nothing written (no lock, no log), and the exit code
 // the real run would give ("would fail: ...").
 int dry_run_change(const Toolkit& toolkit, const ChangeOp& op, const Options& options);
+// Names every directory a change writes in (or removes from) that is outside the toolkit's real
+// path (a symlink or junction: lib64 -> /elsewhere), as a warning. Such a change needs the user's
+// yes at the prompt or --yes: without a terminal it is refused, saying why and how to go on.
+Result<void> allow_writes_outside(const std::vector<OutsideDir>& outside, const Options& o, const std::string& doing);
+
 // Before a real change: the preview shown and confirmed (unless --yes).
 Result<void> preview_and_confirm(const Toolkit& toolkit, Session& session, const ChangeOp& op, const char* doing,
                                  const Options& options);

@@ -219,6 +219,8 @@ int cmd_install(const Options& o) {
   }
   auto replaced = files_replaced(plan, toolkit->root);
   if (auto ok = check_holders(replaced, o); !ok) return report_error(ok.error(), o);
+  if (auto ok = allow_writes_outside(dirs_outside_real_root(toolkit->root, plan), o, "install"); !ok)
+    return report_error(ok.error(), o);
   if (auto ok = confirm(o, "install"); !ok) return report_error(ok.error(), o);
   int rc = apply(archive, *toolkit, plan, inspected->integrity.sha256, *session, o);
   bool installed = rc == 0 || rc == static_cast<int>(ExitCode::VerifyFailed);

@@ -4,6 +4,7 @@
 
 #include "cli.hpp"
 #include "cudnn_install/plan.hpp"
+#include "cudnn_install/preview.hpp"
 #include "cudnn_install/toolkit.hpp"
 #include "cudnn_install/txn.hpp"
 
@@ -80,6 +81,11 @@ int cmd_uninstall(const Options& o) {
   Session* session = &opened->session;
   answer()["toolkit"] = toolkit->root.string();
   if (auto there = something_there(*session->fs, *toolkit); !there) return report_error(there.error(), o);
+  if (o.force) {  // the files --force removes, where they really are
+    auto outside =
+        dirs_outside_real_root(toolkit->root, removal_plan(*toolkit, cudnn_files_in(*session->fs, *toolkit)));
+    if (auto ok = allow_writes_outside(outside, o, "uninstall"); !ok) return report_error(ok.error(), o);
+  }
   if (auto ok = preview_and_confirm(*toolkit, *session, uninstall_op(*toolkit, o.force), "uninstall", o); !ok)
     return report_error(ok.error(), o);
   auto undone = uninstall_all(*session->fs, toolkit->root, session->env.get());

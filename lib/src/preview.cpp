@@ -280,11 +280,16 @@ std::unexpected<Error> no_rights(const fs::path& dir, const std::string& target)
               dir.string());
 }
 
-// Targets a symlinked directory (lib64 -> /elsewhere) puts outside the toolkit's real path.
-std::vector<std::string> outside_real_root(const fs::path& root, const Plan& plan) {
+}  // namespace
+
+std::string OutsideDir::describe() const {
+  return dir + "/ is " + real.string() + ", outside the toolkit's real path " + real_root.string();
+}
+
+std::vector<OutsideDir> dirs_outside_real_root(const fs::path& root, const Plan& plan) {
   std::error_code ec;
   fs::path real_root = fs::canonical(root, ec);
-  std::vector<std::string> out;
+  std::vector<OutsideDir> out;
   if (ec) return out;
   std::set<fs::path> seen;
   for (const auto& s : plan.steps) {
@@ -292,13 +297,10 @@ std::vector<std::string> outside_real_root(const fs::path& root, const Plan& pla
       continue;
     fs::path dir = fs::weakly_canonical(root / fs::path(s.target).parent_path(), ec);
     if (ec || under(dir, real_root) || !seen.insert(dir).second) continue;
-    out.push_back(fs::path(s.target).parent_path().generic_string() + "/ is " + dir.string() +
-                  ", outside the toolkit's real path " + real_root.string() + ": files are written there");
+    out.push_back({fs::path(s.target).parent_path().generic_string(), dir, real_root});
   }
   return out;
 }
-
-}  // namespace
 
 Result<InstallForecast> forecast_install(FileSystem& fs, const fs::path& root, const Plan& plan, const MayWrite& may) {
   TRY(check_state_lock_possible(fs, root, may));
@@ -311,7 +313,10 @@ Result<InstallForecast> forecast_install(FileSystem& fs, const fs::path& root, c
     if (s.action != Action::Remove && s.type == EntryType::File) space.add(target, s.size);
   }
   TRY(space.check());
-  return InstallForecast{outside_real_root(root, plan)};
+  InstallForecast forecast;
+  for (const auto& d : dirs_outside_real_root(root, plan))
+    forecast.warnings.push_back(d.describe() + ": files are written there");
+  return forecast;
 }
 
 }  // namespace cudnn_install

@@ -102,6 +102,19 @@ std::vector<std::string> describe_changes(const std::vector<PreviewChange>& chan
 Result<void> check_state_lock_possible(FileSystem& fs, const std::filesystem::path& root,
                                        const MayWrite& may = may_write);
 
+// A directory the plan writes in (or removes from) that a symlink or junction (lib64 -> /elsewhere)
+// puts outside the toolkit's real path: the install's confirmation names it, and without a
+// terminal only --yes lets the real run write there (issue 18, class 10).
+struct OutsideDir {
+  std::string dir;                  // root-relative, as the plan names it ("lib64")
+  std::filesystem::path real;       // where it really is
+  std::filesystem::path real_root;  // the toolkit's real path
+  std::string describe() const;     // "lib64/ is /elsewhere, outside the toolkit's real path /opt/cuda"
+};
+// Every such directory of the plan's toolkit targets (absolute targets, like the loader
+// configuration, are the tool's own business and not counted), each once.
+std::vector<OutsideDir> dirs_outside_real_root(const std::filesystem::path& root, const Plan& plan);
+
 // What a dry run of an install foresees of the real run, beyond the plan itself.
 struct InstallForecast {
   std::vector<std::string> warnings;  // e.g. targets that symlinks put outside the toolkit's real path
