@@ -18,8 +18,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string corpus_args() { return archive_args(corpus_archive("cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz")); }
-
 // Every entry under dir: path, type, mode, size, sha256 and modification time (directories too,
 // whose time moves when an entry is created or removed in them, even if it is removed again).
 std::string tree_manifest(const fs::path& dir) {

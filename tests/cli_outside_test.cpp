@@ -12,8 +12,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string corpus_args() { return archive_args(corpus_archive("cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz")); }
-
 // dir/cuda with its lib/ moved to dir/shared-lib and a symlink in its place (lib64/ leads to lib/).
 struct LinkedLib {
   TempDir dir;

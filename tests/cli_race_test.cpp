@@ -12,7 +12,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string corpus_args() { return archive_args(corpus_archive("cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz")); }
 std::string pty_run() { return "python3 " + std::string(SOURCE_DIR) + "/tests/support/pty_run.py "; }
 
 }  // namespace

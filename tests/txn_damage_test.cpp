@@ -15,12 +15,12 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const char* kArchive = "cudnn-linux-sbsa-9.19.0.56_cuda13-archive.tar.xz";
+const char* kSbsaArchive = "cudnn-linux-sbsa-9.19.0.56_cuda13-archive.tar.xz";
 
 // A tree with the archive installed (committed), and the id of that transaction.
 std::string installed(const fs::path& root, FileSystem& fs) {
   make_tree_with_old_cudnn(root);
-  auto p = prepare(root, corpus_archive(kArchive));
+  auto p = prepare(root, corpus_archive(kSbsaArchive));
   auto outcome = apply_plan(fs, root, p.archive, p.plan, {});
   if (!outcome) throw std::runtime_error(outcome.error().message);
   return outcome->id;

@@ -17,7 +17,7 @@ using namespace std::chrono_literals;
 
 namespace {
 
-const char* kArchive = "cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz";
+const char* kOrderArchive = "cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz";
 
 // Installs `count` times, each over a different cudnn.h, with the clock one hour earlier each time.
 std::vector<std::string> install_with_clock_going_back(const fs::path& root, FileSystem& fs, int count) {
@@ -25,7 +25,7 @@ std::vector<std::string> install_with_clock_going_back(const fs::path& root, Fil
   std::vector<std::string> ids;
   for (int i = 0; i < count; ++i) {
     write_file(root / "include/cudnn.h", "changed " + std::to_string(i));
-    auto p = prepare(root, corpus_archive(kArchive));
+    auto p = prepare(root, corpus_archive(kOrderArchive));
     ApplyOptions options;
     options.clock = [t = now - i * 1h] { return t; };
     auto outcome = apply_plan(fs, root, p.archive, p.plan, options);
@@ -84,7 +84,7 @@ TEST(TxnOrder, RecoveringAnInterruptedInstallIsNotCountedAsTheUsersRollback) {
   make_tree_with_old_cudnn(root);
   std::string out;
   ASSERT_EQ(run_command(cli() + " --yes -q --no-verify --cuda-root " + root.string() + " " +
-                            archive_args(corpus_archive(kArchive)) + " </dev/null 2>&1",
+                            archive_args(corpus_archive(kOrderArchive)) + " </dev/null 2>&1",
                         &out),
             0)
       << out;

@@ -15,7 +15,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const char* kArchive = "cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz";
+const char* kRaceArchive = "cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz";
 const char* kPlanted = "planted by another program\n";
 
 // The first step of `action` that puts a regular file in place.
@@ -39,7 +39,7 @@ TEST(TxnRace, AFileThatAppearsAtACreateTargetIsNeverReplaced) {
   TempDir dir;
   fs::path root = dir.path() / "cuda";
   make_tree_with_old_cudnn(root);
-  auto p = prepare(root, corpus_archive(kArchive));
+  auto p = prepare(root, corpus_archive(kRaceArchive));
   std::string target = first(p.plan, Action::Create).target;
   auto real = make_real_filesystem();
   FaultyFileSystem faulty(*real, 0, FaultyFileSystem::Mode::FailOnce);
@@ -72,7 +72,7 @@ TEST(TxnRace, RecoveryAfterACrashLeavesTheAppearedFile) {
   fs::path root = dir.path() / "cuda";
   make_tree_with_old_cudnn(root);
   auto before = snapshot(root);
-  auto p = prepare(root, corpus_archive(kArchive));
+  auto p = prepare(root, corpus_archive(kRaceArchive));
   std::string target = first(p.plan, Action::Create).target;
   auto real = make_real_filesystem();
   // Counting first: the operation number of the "staged" append, then crash just after it.
@@ -81,7 +81,7 @@ TEST(TxnRace, RecoveryAfterACrashLeavesTheAppearedFile) {
     TempDir probe_dir;
     fs::path probe = probe_dir.path() / "cuda";
     make_tree_with_old_cudnn(probe);
-    auto q = prepare(probe, corpus_archive(kArchive));
+    auto q = prepare(probe, corpus_archive(kRaceArchive));
     FaultyFileSystem counting(*real, 0, FaultyFileSystem::Mode::FailOnce);
     before_record(counting, probe, 2, [&] { staged_op = counting.operations(); });
     ASSERT_TRUE(apply_plan(counting, probe, q.archive, q.plan, {}));
@@ -92,7 +92,7 @@ TEST(TxnRace, RecoveryAfterACrashLeavesTheAppearedFile) {
     TempDir d;
     fs::path r = d.path() / "cuda";
     make_tree_with_old_cudnn(r);
-    auto q = prepare(r, corpus_archive(kArchive));
+    auto q = prepare(r, corpus_archive(kRaceArchive));
     FaultyFileSystem crashing(*real, staged_op + after_staged, FaultyFileSystem::Mode::Crash);
     before_record(crashing, r, 2, [&] { write_file(r / target, kPlanted); });
     (void)apply_plan(crashing, r, q.archive, q.plan, {});
@@ -113,7 +113,7 @@ TEST(TxnRace, AFailureBeforeTheSwapLeavesFilesThatAppearedAtCreateTargets) {
   fs::path root = dir.path() / "cuda";
   make_tree_with_old_cudnn(root);
   auto before = snapshot(root);
-  auto p = prepare(root, corpus_archive(kArchive));
+  auto p = prepare(root, corpus_archive(kRaceArchive));
   std::vector<std::string> creates;
   for (const auto& s : p.plan.steps)
     if (s.action == Action::Create && s.type == EntryType::File) creates.push_back(s.target);
@@ -125,7 +125,7 @@ TEST(TxnRace, AFailureBeforeTheSwapLeavesFilesThatAppearedAtCreateTargets) {
     TempDir twin_dir;
     fs::path twin = twin_dir.path() / "cuda";
     make_tree_with_old_cudnn(twin);
-    auto q = prepare(twin, corpus_archive(kArchive));
+    auto q = prepare(twin, corpus_archive(kRaceArchive));
     FaultyFileSystem counting(*real, 0, FaultyFileSystem::Mode::FailOnce);
     int seen = 0;
     counting.before_op = [&](const char* op, const fs::path&) {
@@ -157,7 +157,7 @@ TEST(TxnRace, AnOverwriteTargetChangedSinceTheScanAbortsAndIsRolledBack) {
     TempDir dir;
     fs::path root = dir.path() / "cuda";
     make_tree_with_old_cudnn(root);
-    auto p = prepare(root, corpus_archive(kArchive));
+    auto p = prepare(root, corpus_archive(kRaceArchive));
     std::string target = first(p.plan, Action::Overwrite).target;
     auto real = make_real_filesystem();
     FaultyFileSystem faulty(*real, 0, FaultyFileSystem::Mode::FailOnce);

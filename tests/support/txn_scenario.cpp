@@ -10,6 +10,10 @@ namespace cudnn_install::test {
 
 fs::path corpus_archive(const std::string& file_name) { return fs::path(CORPUS_DIR) / "good" / file_name; }
 
+std::string corpus_args() {
+  return archive_args(corpus_archive("cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz"));
+}
+
 void make_tree_with_old_cudnn(const fs::path& root) {
   make_linux_toolkit(root, 13000);
   write_file(root / "include/cudnn_version.h",

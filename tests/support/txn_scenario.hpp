@@ -12,6 +12,8 @@
 namespace cudnn_install::test {
 
 std::filesystem::path corpus_archive(const std::string& file_name);
+// The CLI arguments (archive and its manifest) for the corpus's linux-x86_64 cuDNN 9.19 archive.
+std::string corpus_args();
 // Writes the tree described above under root.
 void make_tree_with_old_cudnn(const std::filesystem::path& root);
 // The same for Windows: a CUDA 13.0 tree with DLLs in bin\x64 and an older cuDNN 9.1 in it.
