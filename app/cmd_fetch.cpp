@@ -151,7 +151,7 @@ int cmd_install_version(Options o) {
   if (!request) return report_error(request.error(), o);
   if (o.mode == Mode::DryRun) {  // writes nothing, the cache included: an archive not there yet is only named
     auto http = make_http_client();
-    auto catalog = load_catalog(*http, {request->mirror, request->cache_dir, request->version});
+    auto catalog = load_catalog(*http, {request->mirror, request->cache_dir, request->version, CacheWrites::None});
     warn_notes(catalog.notes);
     auto release = resolve_release(catalog.releases, request->version, request->platform, request->cuda_major);
     if (!release) return report_error(release.error(), o);
@@ -173,6 +173,7 @@ int cmd_install_version(Options o) {
     answer()["release"] = release_json(*release);
     o.archive = cached;
     o.manifest = manifest_of(*release, *request);
+    if (o.manifest && !std::filesystem::exists(*o.manifest)) o.manifest.reset();  // read, not cached, by this run
   } else {
     auto fetched = fetch_with_progress(*request, o);
     if (!fetched) return report_error(fetched.error(), o);

@@ -122,9 +122,14 @@ if [ -z "$runner" ]; then
 fi
 
 # install by version: dry run writes nothing, then the real install, then a second run changes nothing
+# (the archive is cached, its manifest is not: the preview must read the manifest and keep it out of the cache)
+rm -rf "$cache/manifests"
+cache_listing() { (cd "$work/cache" && find . -printf '%p %s %T@\n' | sort); }
+cache_listing > "$work/cache.before"
 run 9.99 --dry-run --mirror "$mirror"
 check "dry run" rc 0
 check "dry run writes nothing" test ! -e "$tk/include/cudnn_version.h"
+check "dry run writes nothing to the cache" cmp "$work/cache.before" <(cache_listing)
 run 9.99 --yes --no-verify "${install_args[@]}" --mirror "$mirror"
 check "install 9.99" rc 0
 check "installed" grep -q "CUDNN_MINOR 99" "$tk/include/cudnn_version.h"

@@ -243,3 +243,23 @@ TEST(FetchCatalog, ManifestsAreCachedWithTheirETagAndServeOffline) {
   EXPECT_EQ(table_only.error().code, ErrorCode::Network);
   EXPECT_EQ(http.requests.back().url, mirror + "cudnn/linux-x86_64/cudnn-linux-x86_64-9.10.2.21_cuda12-archive.tar.xz");
 }
+
+TEST(FetchCatalog, ADryRunsCatalogWritesNothingToTheCache) {
+  TempDir dir;
+  FakeHttp http;
+  const std::string mirror = "http://127.0.0.1:1/redist/";
+  http.files[mirror] = {R"(<a href="redistrib_9.99.0.json">y</a>)", "\"i1\""};
+  http.files[mirror + "redistrib_9.99.0.json"] = {
+      R"({"cudnn": {"linux-x86_64": {"cuda13": {"relative_path": "cudnn/linux-x86_64/cudnn-linux-x86_64-9.99.0.1_cuda13-archive.tar.xz", "sha256": ")" +
+          std::string(64, 'a') + R"(", "size": "100"}}}})",
+      "\"m1\""};
+  auto cache = dir.path() / "cache";
+  auto preview = load_catalog(http, {mirror, cache, query("9.99"), CacheWrites::None});
+  auto found = resolve_release(preview.releases, query("9.99"), "linux-x86_64", 13);
+  ASSERT_TRUE(found) << found.error().message;
+  EXPECT_EQ(found->file_name, "cudnn-linux-x86_64-9.99.0.1_cuda13-archive.tar.xz");
+  EXPECT_FALSE(fs::exists(cache)) << "a preview leaves the cache as it was";
+
+  load_catalog(http, {mirror, cache, query("9.99")});
+  EXPECT_TRUE(fs::exists(cache / "manifests" / "redistrib_9.99.0.json")) << "a real run keeps what it read";
+}

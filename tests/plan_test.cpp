@@ -46,7 +46,7 @@ Toolkit linux_toolkit(int cuda_major = 13) {
 }
 
 ExistingFile existing(std::uint64_t size, std::uint32_t crc) {
-  return ExistingFile{EntryType::File, size, 0644, {}, crc};
+  return ExistingFile{EntryType::File, size, 0644, {}, crc, {}};
 }
 
 const Step& step_for(const Plan& plan, const std::string& target) {
@@ -67,8 +67,9 @@ TEST(Plan, ActionsForEachKindOfTarget) {
       {"same size and crc", existing(10, 1), Action::SkipIdentical},
       {"same size, other crc", existing(10, 2), Action::Overwrite},
       {"other size", existing(11, 1), Action::Overwrite},
-      {"size matches but crc unknown", ExistingFile{EntryType::File, 10, 0644, {}, std::nullopt}, Action::Overwrite},
-      {"a symlink there", ExistingFile{EntryType::Symlink, 0, 0, "x", std::nullopt}, Action::Overwrite},
+      {"size matches but crc unknown", ExistingFile{EntryType::File, 10, 0644, {}, std::nullopt, {}},
+       Action::Overwrite},
+      {"a symlink there", ExistingFile{EntryType::Symlink, 0, 0, "x", std::nullopt, {}}, Action::Overwrite},
   };
   for (const auto& c : cases) {
     TreeState tree;
@@ -81,8 +82,8 @@ TEST(Plan, ActionsForEachKindOfTarget) {
 
 TEST(Plan, SymlinksCompareByTarget) {
   TreeState tree;
-  tree.targets["lib/libcudnn.so.9"] = ExistingFile{EntryType::Symlink, 0, 0, "libcudnn.so.9.1.0", std::nullopt};
-  tree.targets["lib/libcudnn.so"] = ExistingFile{EntryType::Symlink, 0, 0, "libcudnn.so.8", std::nullopt};
+  tree.targets["lib/libcudnn.so.9"] = ExistingFile{EntryType::Symlink, 0, 0, "libcudnn.so.9.1.0", std::nullopt, {}};
+  tree.targets["lib/libcudnn.so"] = ExistingFile{EntryType::Symlink, 0, 0, "libcudnn.so.8", std::nullopt, {}};
   auto plan = make_plan(linux_archive(9, 1,
                                       {symlink_entry("lib/libcudnn.so.9", "libcudnn.so.9.1.0"),
                                        symlink_entry("lib/libcudnn.so", "libcudnn.so.9")}),
@@ -242,7 +243,7 @@ TEST(Plan, InstalledModesFollowOneRuleNeverTheArchivesBits) {
 TEST(Plan, AnIdenticalFileWithUnsafeBitsIsRewritten) {
   for (std::uint32_t bad : {04755u, 02755u, 01644u, 0664u, 0646u}) {
     TreeState tree;
-    tree.targets["lib/libcudnn.so.9.1.0"] = ExistingFile{EntryType::File, 10, bad, {}, 1};
+    tree.targets["lib/libcudnn.so.9.1.0"] = ExistingFile{EntryType::File, 10, bad, {}, 1, {}};
     auto plan = make_plan(linux_archive(9, 1, {entry("lib/libcudnn.so.9.1.0")}), linux_toolkit(), tree, {});
     ASSERT_TRUE(plan);
     EXPECT_EQ(step_for(*plan, "lib/libcudnn.so.9.1.0").action, Action::Overwrite) << std::oct << bad;

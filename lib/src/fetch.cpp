@@ -94,7 +94,8 @@ fs::path default_cache_dir() {
 #endif
 }
 
-Result<CachedText> get_cached_text(HttpClient& http, const std::string& url, const fs::path& cache_file) {
+Result<CachedText> get_cached_text(HttpClient& http, const std::string& url, const fs::path& cache_file,
+                                   CacheWrites writes) {
   auto cached = util::read_text_file(cache_file);
   HttpRequest request{url, 0, "", ""};
   if (cached)
@@ -115,6 +116,7 @@ Result<CachedText> get_cached_text(HttpClient& http, const std::string& url, con
   if (response->status == 304 && cached) return CachedText{*cached, false};
   if (response->status != 200)
     return fail(ErrorCode::Network, "HTTP " + std::to_string(response->status) + " for " + url, url);
+  if (writes == CacheWrites::None) return CachedText{body, false};
   nlohmann::json meta = {{"url", url}, {"etag", response->etag}, {"last_modified", response->last_modified}};
   TRY(write_file_atomically(cache_file, body));
   TRY(write_file_atomically(meta_of(cache_file), meta.dump()));
@@ -134,7 +136,7 @@ Catalog load_catalog(HttpClient& http, const CatalogRequest& request) {
   Catalog catalog{table_releases(), {}};
   auto table = catalog.releases;
   auto manifests_dir = request.cache_dir / "manifests";
-  auto index = get_cached_text(http, request.mirror, manifests_dir / "index.html");
+  auto index = get_cached_text(http, request.mirror, manifests_dir / "index.html", request.writes);
   if (!index) {
     catalog.notes.push_back(index.error().message + "; releases come from the built-in table only");
     return catalog;
@@ -143,7 +145,7 @@ Catalog load_catalog(HttpClient& http, const CatalogRequest& request) {
     catalog.notes.push_back("the mirror " + request.mirror + " cannot be reached: cached manifests are used");
   for (const auto& version : manifests_to_read(manifest_versions(index->text), request.version, table)) {
     auto name = "redistrib_" + version + ".json";
-    auto text = get_cached_text(http, request.mirror + name, manifests_dir / name);
+    auto text = get_cached_text(http, request.mirror + name, manifests_dir / name, request.writes);
     if (!text) {
       catalog.notes.push_back(text.error().message + "; " + name + " is left out");
       continue;

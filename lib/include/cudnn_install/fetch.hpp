@@ -51,7 +51,10 @@ struct CachedText {
   std::string text;
   bool offline = false;  // the mirror could not be reached: this is the cached copy
 };
-Result<CachedText> get_cached_text(HttpClient& http, const std::string& url, const std::filesystem::path& cache_file);
+// Whether what the mirror answers is written to the cache: a dry run writes nothing.
+enum class CacheWrites { Keep, None };
+Result<CachedText> get_cached_text(HttpClient& http, const std::string& url, const std::filesystem::path& cache_file,
+                                   CacheWrites writes = CacheWrites::Keep);
 
 // Every redistrib_<version>.json a directory listing links to, as version texts ("9.19.0").
 std::vector<std::string> manifest_versions(const std::string& index_html);
@@ -60,6 +63,7 @@ struct CatalogRequest {
   std::string mirror;  // from choose_mirror
   std::filesystem::path cache_dir;
   std::optional<VersionQuery> version;  // which manifests to read; none: all the table lacks
+  CacheWrites writes = CacheWrites::Keep;
 };
 struct Catalog {
   std::vector<Release> releases;
