@@ -19,6 +19,14 @@ LoaderMode mode_of(const Options& o) {
   return ::geteuid() == 0 ? LoaderMode::System : LoaderMode::Print;  // "auto"
 }
 
+std::string loader_shadow_line(const Shadow& s) {
+  std::string what = s.path + (s.version.empty() ? "" : " (cuDNN " + s.version + ")") + " in the " + s.where;
+  if (s.pip_wheel)
+    return "note     " + what + " is that wheel's own copy, which pip's PyTorch and TensorFlow load by design; " +
+           "programs built against the toolkit load the toolkit's";
+  return "warning  " + what + " is found before the toolkit's copy: programs may load it instead";
+}
+
 }  // namespace
 
 Result<EnvStep> plan_env_step(const Toolkit& tk, int cudnn_major, const Options& o) {
@@ -32,10 +40,9 @@ Result<EnvStep> plan_env_step(const Toolkit& tk, int cudnn_major, const Options&
     GeneratedFile g{change.conf_file, change.conf_content, std::nullopt};
     if (auto current = make_real_filesystem()->read_file(change.conf_file)) g.current = *current;
     step.files.push_back(std::move(g));
+    env.pending_files.emplace_back(change.conf_file, change.conf_content);  // the warnings count the new entry
   }
-  for (const auto& s : find_shadowing(tk, cudnn_major, env))
-    step.lines.push_back("warning  " + s.path + (s.version.empty() ? "" : " (cuDNN " + s.version + ")") + " in the " +
-                         s.where + " is found before the toolkit's copy: programs may load it instead");
+  for (const auto& s : find_shadowing(tk, cudnn_major, env)) step.lines.push_back(loader_shadow_line(s));
   return step;
 }
 

@@ -297,3 +297,33 @@ TEST(DoctorWindows, PythonAndTheVisualCppRuntime) {
   ASSERT_TRUE(vc);
   EXPECT_EQ(vc->severity, Severity::Error);
 }
+
+// Issue 19: pip's nvidia-cudnn wheel is the copy pip's PyTorch loads by design: information, and
+// never the advice to remove it.
+TEST(Doctor, APipWheelsCudnnIsInformationNotShadowing) {
+  DoctorInputs in;
+  in.toolkit.root = "/usr/local/cuda-13.0";
+  in.toolkit.lib_dir = "lib";
+  in.toolkit.version = {13, 0, std::nullopt};
+  Shadow wheel{"/venv/lib/python3.12/site-packages/nvidia/cudnn/lib/libcudnn.so.9", "9.10.2",
+               "virtualenv (pip nvidia-cudnn wheel)", true};
+  Shadow other{"/opt/old/libcudnn.so.9", "9.1.0", "LD_LIBRARY_PATH", false};
+  in.shadows = {wheel, other};
+  auto findings = run_doctor(in);
+  int wheels = 0, shadows = 0;
+  for (const auto& f : findings) {
+    if (f.check == "pip-wheel") {
+      ++wheels;
+      EXPECT_EQ(f.severity, Severity::Info);
+      EXPECT_EQ(f.evidence[0], wheel.path);
+      EXPECT_EQ(f.fix.find("remove that copy"), std::string::npos) << f.fix;
+      EXPECT_NE(f.fix.find("nothing to do"), std::string::npos) << f.fix;
+    }
+    if (f.check == "shadowing") {
+      ++shadows;
+      EXPECT_NE(f.summary.find("/opt/old/libcudnn.so.9"), std::string::npos) << f.summary;
+    }
+  }
+  EXPECT_EQ(wheels, 1);
+  EXPECT_EQ(shadows, 1);
+}

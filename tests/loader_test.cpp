@@ -87,6 +87,57 @@ TEST(Loader, FindsCopiesThatShadowTheToolkit) {
   EXPECT_EQ(shadows[1].where, "conda environment");
 }
 
+// Issue 19: the loader reads ld.so.conf in order; what comes after the toolkit's own entry (this
+// tool's, or any whose real path is the toolkit's library directory) is shadowed by it, not shadowing.
+TEST(Loader, EntriesAfterTheToolkitsOwnDoNotShadowIt) {
+  TempDir dir;
+  make_linux_toolkit(dir.path() / "cuda", 13000);
+  write_file(dir.path() / "cuda/lib/libcudnn.so.9", "ours");
+  write_file(dir.path() / "other/libcudnn.so.9", "other");
+  write_file(dir.path() / "etc/ld.so.conf", "include /etc/ld.so.conf.d/*.conf\n");
+  write_file(dir.path() / "etc/ld.so.conf.d/zz-other.conf", (dir.path() / "other").string() + "\n");
+  LoaderEnv env = sandbox_env(dir.path() / "etc");
+  Toolkit tk = toolkit_at(dir.path() / "cuda");
+  ASSERT_EQ(find_shadowing(tk, 9, env).size(), 1u);  // the toolkit is not searched: the other copy is found
+  auto change = plan_loader_change(tk, env, LoaderMode::System);
+  env.pending_files.emplace_back(change.conf_file, change.conf_content);  // the plan's entry, as if written
+  EXPECT_TRUE(find_shadowing(tk, 9, env).empty());
+  env.pending_files.clear();
+  write_file(change.conf_file, change.conf_content);  // written
+  EXPECT_TRUE(find_shadowing(tk, 9, env).empty());
+  write_file(dir.path() / "etc/ld.so.conf.d/aa-first.conf", (dir.path() / "other").string() + "\n");  // before ours
+  auto shadows = find_shadowing(tk, 9, env);
+  ASSERT_EQ(shadows.size(), 1u);
+  EXPECT_EQ(shadows[0].path, (dir.path() / "other/libcudnn.so.9").string());
+  EXPECT_EQ(shadows[0].where, "ld.so.conf");
+}
+
+TEST(Loader, AFileWhoseRealPathIsTheToolkitsIsNotAShadow) {
+  TempDir dir;
+  make_linux_toolkit(dir.path() / "cuda", 13000);
+  write_file(dir.path() / "cuda/lib/libcudnn.so.9", "ours");
+  fs::create_directories(dir.path() / "links");
+  fs::create_symlink(dir.path() / "cuda/lib/libcudnn.so.9", dir.path() / "links/libcudnn.so.9");
+  write_file(dir.path() / "etc/ld.so.conf", (dir.path() / "links").string() + "\n");
+  LoaderEnv env = sandbox_env(dir.path() / "etc");
+  env.ld_library_path = (dir.path() / "cuda/lib64").string();  // lib64 -> lib: the toolkit's own directory
+  EXPECT_TRUE(find_shadowing(toolkit_at(dir.path() / "cuda"), 9, env).empty());
+  env.ld_library_path.clear();
+  EXPECT_TRUE(find_shadowing(toolkit_at(dir.path() / "cuda"), 9, env).empty());
+}
+
+TEST(Loader, APipWheelsCopyIsMarkedAsSuch) {
+  TempDir dir;
+  make_linux_toolkit(dir.path() / "cuda", 13000);
+  write_file(dir.path() / "venv/lib/python3.12/site-packages/nvidia/cudnn/lib/libcudnn.so.9", "wheel");
+  write_file(dir.path() / "etc/ld.so.conf", "");
+  LoaderEnv env = sandbox_env(dir.path() / "etc");
+  env.virtual_env = dir.path() / "venv";
+  auto found = find_shadowing(toolkit_at(dir.path() / "cuda"), 9, env);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_TRUE(found[0].pip_wheel);
+}
+
 TEST(Loader, InstallAddsTheConfEntryAndRollbackRemovesIt) {
   TempDir dir;
   fs::path root = dir.path() / "cuda-13.0", etc = dir.path() / "etc", calls = dir.path() / "ldconfig.calls";

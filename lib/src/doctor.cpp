@@ -11,15 +11,30 @@
 namespace cudnn_install {
 namespace {
 
+// A pip wheel's cuDNN is the copy PyTorch / TensorFlow from pip load by design: information only.
+Finding pip_wheel_finding(const Shadow& s, const std::string& ours) {
+  return {"pip-wheel",
+          Severity::Info,
+          fmt::format("pip's nvidia-cudnn wheel carries its own cuDNN{}: a separate copy, not a shadow",
+                      s.version.empty() ? "" : " " + s.version),
+          {s.path, "found in the " + s.where, "the toolkit's copy: " + ours},
+          "nothing to do: PyTorch and TensorFlow installed by pip load the wheel's copy by design (removing it breaks "
+          "them); programs built against the toolkit load " +
+              ours};
+}
+
 void check_shadowing(const DoctorInputs& in, std::vector<Finding>& out) {
   const auto& dir = in.toolkit.os == TargetOs::Windows ? in.toolkit.bin_dir : in.toolkit.lib_dir;
   for (const auto& s : in.shadows)
-    out.push_back({"shadowing",
-                   Severity::Warning,
-                   fmt::format("another libcudnn is found before the toolkit's: {}{}", s.path,
-                               s.version.empty() ? "" : " (cuDNN " + s.version + ")"),
-                   {"found through the " + s.where, "the toolkit's copy: " + (in.toolkit.root / dir).string()},
-                   "remove that copy, or put " + (in.toolkit.root / dir).string() + " first"});
+    if (s.pip_wheel)
+      out.push_back(pip_wheel_finding(s, (in.toolkit.root / dir).string()));
+    else
+      out.push_back({"shadowing",
+                     Severity::Warning,
+                     fmt::format("another libcudnn is found before the toolkit's: {}{}", s.path,
+                                 s.version.empty() ? "" : " (cuDNN " + s.version + ")"),
+                     {"found through the " + s.where, "the toolkit's copy: " + (in.toolkit.root / dir).string()},
+                     "remove that copy, or put " + (in.toolkit.root / dir).string() + " first"});
 }
 
 void check_libraries(const DoctorInputs& in, std::vector<Finding>& out) {

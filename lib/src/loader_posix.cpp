@@ -1,6 +1,8 @@
+#include <fnmatch.h>
 #include <glob.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
@@ -48,18 +50,37 @@ fs::path rebase(const std::string& pattern, const LoaderEnv& env) {
   return s.starts_with("/etc/") ? env.etc / s.substr(5) : p;
 }
 
-void read_conf(const fs::path& file, const LoaderEnv& env, std::vector<fs::path>& dirs, int depth) {
+// The files an "include" pattern names, sorted as glob sorts them, with the pending ones it matches.
+std::vector<fs::path> included_files(const fs::path& pattern, const LoaderEnv& env) {
+  std::vector<fs::path> files;
+  glob_t g{};
+  if (::glob(pattern.c_str(), 0, nullptr, &g) == 0)
+    for (size_t i = 0; i < g.gl_pathc; ++i) files.emplace_back(g.gl_pathv[i]);
+  ::globfree(&g);
+  for (const auto& [path, content] : env.pending_files)
+    if (::fnmatch(pattern.c_str(), path.c_str(), FNM_PATHNAME | FNM_PERIOD) == 0 &&
+        std::find(files.begin(), files.end(), path) == files.end())
+      files.push_back(path);
+  std::sort(files.begin(), files.end(), [](const fs::path& a, const fs::path& b) { return a.native() < b.native(); });
+  return files;
+}
+
+std::optional<std::string> conf_text(const fs::path& file, const LoaderEnv& env) {
+  for (const auto& [path, content] : env.pending_files)
+    if (path == file) return content;
   auto text = util::read_text_file(file);
+  return text ? std::optional<std::string>(*text) : std::nullopt;
+}
+
+void read_conf(const fs::path& file, const LoaderEnv& env, std::vector<fs::path>& dirs, int depth) {
+  auto text = conf_text(file, env);
   if (!text || depth > 8) return;
   std::istringstream in(*text);
   for (std::string line; std::getline(in, line);) {
     line = trim(line.substr(0, line.find('#')));
     if (line.empty()) continue;
     if (line.starts_with("include ")) {
-      glob_t g{};
-      if (::glob(rebase(trim(line.substr(8)), env).c_str(), 0, nullptr, &g) == 0)
-        for (size_t i = 0; i < g.gl_pathc; ++i) read_conf(g.gl_pathv[i], env, dirs, depth + 1);
-      ::globfree(&g);
+      for (const auto& f : included_files(rebase(trim(line.substr(8)), env), env)) read_conf(f, env, dirs, depth + 1);
     } else {
       dirs.emplace_back(line);
     }
@@ -80,13 +101,26 @@ std::string chain_version(const fs::path& lib) {
   return std::regex_search(real, m, v) ? m[1].str() : std::string();
 }
 
-void look_in(const fs::path& dir, const std::string& where, const std::string& name, const fs::path& ours,
+// A path whose real path is inside the toolkit's real library directory is the toolkit's own copy,
+// whatever links lead there (lib64 -> lib, /usr/lib/libcudnn.so.9 -> the toolkit's file). The
+// library directory, not the root: a toolkit in /usr must not own /usr/local/lib.
+bool inside_toolkit(const fs::path& path, const Toolkit& tk) {
+  std::error_code ep, er;
+  fs::path real = fs::weakly_canonical(path, ep), real_lib = fs::weakly_canonical(tk.root / tk.lib_dir, er);
+  if (ep || er) return false;
+  fs::path rel = real.lexically_relative(real_lib);
+  return !rel.empty() && *rel.begin() != ".." && *rel.begin() != ".";
+}
+
+// Adds dir/name when it exists and is not the toolkit's nor already listed; true when it added it.
+bool look_in(const fs::path& dir, const std::string& where, const std::string& name, const Toolkit& tk,
              std::vector<Shadow>& out) {
   std::error_code ec;
-  if (same_dir(dir, ours) || !fs::exists(dir / name, ec)) return;
+  if (!fs::exists(dir / name, ec) || inside_toolkit(dir / name, tk)) return false;
   for (const auto& s : out)
-    if (same_dir(fs::path(s.path).parent_path(), dir)) return;
+    if (same_dir(fs::path(s.path).parent_path(), dir)) return false;
   out.push_back({(dir / name).string(), chain_version(dir / name), where});
+  return true;
 }
 
 }  // namespace
@@ -128,24 +162,34 @@ LoaderChange plan_loader_change(const Toolkit& tk, const LoaderEnv& env, LoaderM
   return c;
 }
 
+// Copies in dirs, in the loader's order, up to the toolkit's own directory (after which the rest
+// is shadowed by it); true when that directory was reached.
+bool look_until_ours(const std::vector<fs::path>& dirs, const std::string& where, const std::string& name,
+                     const Toolkit& tk, std::vector<Shadow>& out) {
+  for (const auto& d : dirs) {
+    if (same_dir(d, tk.root / tk.lib_dir)) return true;
+    look_in(d, where, name, tk, out);
+  }
+  return false;
+}
+
 std::vector<Shadow> find_shadowing(const Toolkit& tk, int major, const LoaderEnv& env) {
   std::string name = "libcudnn.so." + std::to_string(major);
-  fs::path ours = tk.root / tk.lib_dir;
-  std::vector<Shadow> out;
+  std::vector<fs::path> ld_library_path;
   std::istringstream path(env.ld_library_path);
   for (std::string dir; std::getline(path, dir, ':');)
-    if (!dir.empty()) {
-      if (same_dir(dir, ours)) break;  // ours comes first: the rest is shadowed by it
-      look_in(dir, "LD_LIBRARY_PATH", name, ours, out);
-    }
-  for (const auto& d : ld_so_conf_dirs(env)) look_in(d, "ld.so.conf", name, ours, out);
-  for (const auto& d : env.default_dirs) look_in(d, "system directory", name, ours, out);
-  if (env.conda_prefix) look_in(*env.conda_prefix / "lib", "conda environment", name, ours, out);
+    if (!dir.empty()) ld_library_path.emplace_back(dir);
+  std::vector<Shadow> out;
+  if (!look_until_ours(ld_library_path, "LD_LIBRARY_PATH", name, tk, out) &&
+      !look_until_ours(ld_so_conf_dirs(env), "ld.so.conf", name, tk, out))
+    look_until_ours(env.default_dirs, "system directory", name, tk, out);
+  if (env.conda_prefix) look_in(*env.conda_prefix / "lib", "conda environment", name, tk, out);
   if (env.virtual_env) {
     glob_t g{};
     std::string pattern = (*env.virtual_env / "lib/python3*/site-packages/nvidia/cudnn/lib").string();
     if (::glob(pattern.c_str(), 0, nullptr, &g) == 0)
-      for (size_t i = 0; i < g.gl_pathc; ++i) look_in(g.gl_pathv[i], "virtualenv (pip nvidia-cudnn)", name, ours, out);
+      for (size_t i = 0; i < g.gl_pathc; ++i)
+        if (look_in(g.gl_pathv[i], "virtualenv (pip nvidia-cudnn wheel)", name, tk, out)) out.back().pip_wheel = true;
     ::globfree(&g);
   }
   return out;

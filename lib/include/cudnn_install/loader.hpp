@@ -21,6 +21,9 @@ struct LoaderEnv {
   std::string ld_library_path;  // $LD_LIBRARY_PATH
   std::optional<std::filesystem::path> conda_prefix, virtual_env;
   std::string ldconfig = "ldconfig";  // the program run after the configuration changed (a path, or found on PATH)
+  // Configuration files a plan is about to write (path, content): read as if they were on disk,
+  // so that a plan's shadowing warnings count the entry it adds.
+  std::vector<std::pair<std::filesystem::path, std::string>> pending_files;
 };
 
 enum class LoaderMode { System, Print, Skip };
@@ -42,8 +45,16 @@ struct Shadow {
   std::string path;     // another libcudnn.so.N
   std::string version;  // from its symlink chain, when it says
   std::string where;    // "LD_LIBRARY_PATH", "ld.so.conf", "system directory", "conda", "virtualenv"
+  // A pip wheel's own cuDNN (nvidia-cudnn-cuNN in a virtualenv): a separate copy that PyTorch and
+  // TensorFlow from pip load by design, never through the loader's search. Not a shadow: removing
+  // it breaks them.
+  bool pip_wheel = false;
 };
-// Copies of libcudnn.so.<major> the loader (or Python) finds before the toolkit's.
+// Copies of libcudnn.so.<major> the loader (or Python) finds before the toolkit's, and pip wheels'
+// own copies (pip_wheel). The loader's order is LD_LIBRARY_PATH, the ld.so.conf directories, then
+// the default ones: what comes after the toolkit's own directory (an entry whose real path is that
+// directory, such as this tool's) is shadowed by it, and a file whose real path is inside the
+// toolkit is the toolkit's own, never a shadow.
 std::vector<Shadow> find_shadowing(const Toolkit& toolkit, int major, const LoaderEnv& env);
 
 // Runs env.ldconfig (no arguments, no shell) so that the loader cache sees the change.

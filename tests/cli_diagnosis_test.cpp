@@ -1,0 +1,98 @@
+// The real binary's diagnosis (issue 19, "Diagnosis that is right"): shadowing that counts the
+// tool's own loader entry, a summary that counts warnings, pip's cuDNN wheel as information, and
+// advice about processes that fits who runs the tool.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include "support/sandbox.hpp"
+#include "support/txn_scenario.hpp"
+
+using namespace cudnn_install::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+// A toolkit with cuDNN 9.1 under dir/cuda and a sandbox /etc whose ld.so.conf includes
+// ld.so.conf.d/*.conf; another libcudnn.so.9 in dir/other, listed by `other_conf`.
+struct DiagnosisTree {
+  TempDir dir;
+  fs::path root = dir.path() / "cuda", etc = dir.path() / "etc";
+  std::string env = "CUDNN_INSTALL_ETC=" + etc.string() + " CUDNN_INSTALL_LDCONFIG=true ";
+  explicit DiagnosisTree(const std::string& other_conf) {
+    make_tree_with_old_cudnn(root);
+    write_file(etc / "ld.so.conf", "include /etc/ld.so.conf.d/*.conf\n");
+    write_file(dir.path() / "other/libcudnn.so.9", "another cuDNN");
+    write_file(etc / "ld.so.conf.d" / other_conf, (dir.path() / "other").string() + "\n");
+  }
+  int run(const std::string& args, std::string* out) {
+    return run_command(env + cli() + " " + args + " --cuda-root " + root.string() + " </dev/null 2>&1", out);
+  }
+  nlohmann::json doctor(const std::string& env_before = "") {
+    std::string out;
+    run_command(env_before + env + cli() + " doctor --json --cuda-root " + root.string() + " 2>/dev/null", &out);
+    return nlohmann::json::parse(out, nullptr, false);
+  }
+};
+
+int findings_of(const nlohmann::json& doctor, const std::string& check) {
+  int n = 0;
+  for (const auto& f : doctor["findings"]) n += f["check"] == check;
+  return n;
+}
+
+}  // namespace
+
+// The tool's entry (cudnn-install-....conf) sorts before zz-other.conf: the loader finds the
+// toolkit's copy first, so neither the plan, the install nor doctor may call the other a shadow.
+TEST(CliDiagnosis, TheToolsOwnLoaderEntryIsCountedWhenLookingForShadows) {
+  DiagnosisTree t("zz-other.conf");
+  std::string out;
+  ASSERT_EQ(t.run("--dry-run --loader-config system " + corpus_args(), &out), 0) << out;
+  EXPECT_EQ(out.find("is found before the toolkit's copy"), std::string::npos) << out;
+  ASSERT_EQ(t.run("--yes --no-verify --loader-config system " + corpus_args(), &out), 0) << out;
+  EXPECT_EQ(out.find("is found before the toolkit's copy"), std::string::npos) << out;
+  auto j = t.doctor();
+  ASSERT_FALSE(j.is_discarded());
+  EXPECT_EQ(findings_of(j, "shadowing"), 0) << j.dump(2);
+  EXPECT_EQ(findings_of(j, "loader"), 0) << j.dump(2);  // and the loader does search the toolkit
+}
+
+// The same copy listed before the tool's entry does come first: that one is still named.
+TEST(CliDiagnosis, ACopyListedBeforeTheToolsEntryIsStillAShadow) {
+  DiagnosisTree t("00-other.conf");
+  std::string out;
+  ASSERT_EQ(t.run("--yes --no-verify --loader-config system " + corpus_args(), &out), 0) << out;
+  EXPECT_NE(out.find((t.dir.path() / "other/libcudnn.so.9").string() + " in the ld.so.conf is found before the "
+                                                                       "toolkit's copy"),
+            std::string::npos)
+      << out;
+  EXPECT_EQ(findings_of(t.doctor(), "shadowing"), 1);
+}
+
+// pip's nvidia-cudnn wheel: the copy pip's PyTorch loads by design. Information, never "remove it".
+TEST(CliDiagnosis, PipsCudnnWheelIsInformationNotAShadowToRemove) {
+  DiagnosisTree t("zz-other.conf");
+  fs::path venv = t.dir.path() / "venv";
+  write_file(venv / "lib/python3.12/site-packages/nvidia/cudnn/lib/libcudnn.so.9", "the wheel's cuDNN");
+  std::string out, env = "VIRTUAL_ENV=" + venv.string() + " ";
+  ASSERT_EQ(run_command(env + t.env + cli() + " --yes --no-verify --loader-config system --cuda-root " +
+                            t.root.string() + " " + corpus_args() + " </dev/null 2>&1",
+                        &out),
+            0)
+      << out;
+  EXPECT_EQ(out.find("warning  " + venv.string()), std::string::npos) << out;
+  EXPECT_NE(out.find("note     " + venv.string()), std::string::npos) << out;
+  auto j = t.doctor(env);
+  ASSERT_FALSE(j.is_discarded());
+  EXPECT_EQ(findings_of(j, "shadowing"), 0) << j.dump(2);
+  ASSERT_EQ(findings_of(j, "pip-wheel"), 1) << j.dump(2);
+  for (const auto& f : j["findings"])
+    if (f["check"] == "pip-wheel") {
+      EXPECT_EQ(f["severity"], "info");
+      std::string fix = f["fix"];
+      EXPECT_EQ(fix.find("remove that copy"), std::string::npos) << fix;
+      EXPECT_NE(fix.find("nothing to do"), std::string::npos) << fix;
+    }
+}
