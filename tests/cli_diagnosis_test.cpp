@@ -96,3 +96,24 @@ TEST(CliDiagnosis, PipsCudnnWheelIsInformationNotAShadowToRemove) {
       EXPECT_NE(fix.find("nothing to do"), std::string::npos) << fix;
     }
 }
+
+// doctor's last line counts the warnings it printed: "no problems found." only when there are none.
+TEST(CliDiagnosis, DoctorsSummaryCountsTheWarningsItPrinted) {
+  fs::path archive = fs::path(REAL_ARCHIVE_DIR) / "cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz";
+  if (!fs::exists(archive)) GTEST_SKIP() << "no real cuDNN on this machine (scripts/make-test-archive.sh made none)";
+  TempDir dir;
+  fs::path root = dir.path() / "cuda";
+  make_linux_toolkit(root, 13000);
+  std::string out, r = " --cuda-root " + root.string();
+  ASSERT_EQ(run_command(cli() + " --yes -q --no-verify --loader-config=none" + r + " " + archive_args(archive), &out),
+            0)
+      << out;
+  for (const char* sub : {"adv", "cnn", "engines_precompiled", "engines_runtime_compiled", "graph", "heuristic", "ops"})
+    if (!fs::exists(root / "lib" / (std::string("libcudnn_") + sub + ".so.9")))  // the small archive has stand-ins only
+      write_file(root / "lib" / (std::string("libcudnn_") + sub + ".so.9"), "stand-in");
+  // The loader does not search the toolkit (no entry): a warning, and no error.
+  EXPECT_EQ(run_command(cli() + " doctor" + r + " 2>&1", &out), 0) << out;
+  EXPECT_NE(out.find("\nwarning  [loader]"), std::string::npos) << out;
+  EXPECT_EQ(out.find("no problems found."), std::string::npos) << out;
+  EXPECT_NE(out.find("\nno errors, 1 warning: see the fixes above.\n"), std::string::npos) << out;
+}

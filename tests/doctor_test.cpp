@@ -298,6 +298,25 @@ TEST(DoctorWindows, PythonAndTheVisualCppRuntime) {
   EXPECT_EQ(vc->severity, Severity::Error);
 }
 
+// Issue 19: the last line counts warnings and errors; "no problems found." only without either.
+TEST(Doctor, TheSummaryCountsWarningsAndErrors) {
+  auto of = [](std::vector<Severity> severities) {
+    std::vector<Finding> findings;
+    for (auto s : severities) findings.push_back({"x", s, "s", {}, "f"});
+    return doctor_summary(findings);
+  };
+  EXPECT_EQ(of({}), "no problems found.");
+  EXPECT_EQ(of({Severity::Info, Severity::Info}), "no problems found.");
+  EXPECT_EQ(of({Severity::Warning, Severity::Info}), "no errors, 1 warning: see the fixes above.");
+  EXPECT_EQ(of({Severity::Warning, Severity::Warning}), "no errors, 2 warnings: see the fixes above.");
+  EXPECT_EQ(of({Severity::Error, Severity::Warning}), "1 error, 1 warning: see the fixes above.");
+  EXPECT_EQ(of({Severity::Error, Severity::Error}), "2 errors, no warnings: see the fixes above.");
+  Toolkit tk;
+  tk.root = "/usr/local/cuda-13.0";
+  std::string text = render_doctor_text({{"shadowing", Severity::Warning, "s", {}, "f"}}, tk);
+  EXPECT_TRUE(text.ends_with("\nno errors, 1 warning: see the fixes above.\n")) << text;
+}
+
 // Issue 19: pip's nvidia-cudnn wheel is the copy pip's PyTorch loads by design: information, and
 // never the advice to remove it.
 TEST(Doctor, APipWheelsCudnnIsInformationNotShadowing) {

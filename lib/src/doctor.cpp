@@ -295,9 +295,18 @@ std::string render_doctor_text(const std::vector<Finding>& findings, const Toolk
     for (const auto& e : f.evidence) out += "         " + e + "\n";
     out += "  fix:   " + f.fix + "\n";
   }
-  bool errors =
-      std::any_of(findings.begin(), findings.end(), [](const Finding& f) { return f.severity == Severity::Error; });
-  return out + (errors ? "\nproblems found: see the fixes above.\n" : "\nno problems found.\n");
+  return out + "\n" + doctor_summary(findings) + "\n";
+}
+
+std::string doctor_summary(const std::vector<Finding>& findings) {
+  auto count = [&](Severity s) {
+    return std::count_if(findings.begin(), findings.end(), [s](const Finding& f) { return f.severity == s; });
+  };
+  auto plural = [](long n, const char* what) { return fmt::format("{} {}{}", n, what, n == 1 ? "" : "s"); };
+  long errors = count(Severity::Error), warnings = count(Severity::Warning);
+  if (errors == 0 && warnings == 0) return "no problems found.";
+  return fmt::format("{}, {}: see the fixes above.", errors ? plural(errors, "error") : "no errors",
+                     warnings ? plural(warnings, "warning") : "no warnings");
 }
 
 }  // namespace cudnn_install

@@ -58,6 +58,9 @@ std::vector<Finding> windows_findings(const DoctorInputs& inputs);
 
 const char* to_string(Severity s);
 nlohmann::json doctor_to_json(const std::vector<Finding>& findings, const Toolkit& toolkit);
+// The last line of doctor's text: "no problems found." only without warnings and errors, else
+// their counts ("no errors, 2 warnings: see the fixes above.").
+std::string doctor_summary(const std::vector<Finding>& findings);
 std::string render_doctor_text(const std::vector<Finding>& findings, const Toolkit& toolkit);
 
 }  // namespace cudnn_install
