@@ -98,6 +98,32 @@ TEST(Locks, ParsesMapsLines) {
   EXPECT_FALSE(parse_maps_line("garbage"));
 }
 
+// Issue 19: "run as root to see all" is advice for a user who is not root; as root it is false.
+TEST(Locks, UninspectedProcessesGetAdviceThatFitsWhoRan) {
+  HolderScan scan;
+  scan.unknown = {41, 42};
+  EXPECT_NE(describe_holders(scan).find("2 process(es) could not be inspected (unknown, not free): run as root to see "
+                                        "all"),
+            std::string::npos)
+      << describe_holders(scan);
+  scan.as_root = true;
+  std::string as_root = describe_holders(scan);
+  EXPECT_EQ(as_root.find("run as root"), std::string::npos) << as_root;
+  EXPECT_NE(as_root.find("2 process(es) could not be inspected even as root (unknown, not free)"), std::string::npos)
+      << as_root;
+  EXPECT_NE(as_root.find("CAP_SYS_PTRACE"), std::string::npos) << as_root;
+}
+
+// The real scan knows who ran it.
+TEST(Locks, TheScanSaysWhetherItRanAsRoot) {
+  TempDir dir;
+  fs::path file = dir.path() / "libcudnn.so.9";
+  write_file(file, "x");
+  auto scan = make_process_finder()->find_holders({{file.string(), *file_id(file)}});
+  ASSERT_TRUE(scan);
+  EXPECT_EQ(scan->as_root, geteuid() == 0);
+}
+
 TEST(Locks, FindsAProcessThatMapsALibraryAndOneThatHoldsAnFd) {
   TempDir dir;
   fs::path lib = shared_library_in(dir.path());
@@ -177,6 +203,28 @@ TEST(Locks, CliWarnsByDefaultAndRefusesWithRequireNoHolders) {
   EXPECT_NE(out.find("keep running the old cuDNN until restarted"), std::string::npos) << out;
   EXPECT_NE(out.find("restart these to use the new cuDNN"), std::string::npos) << out;
   EXPECT_NE(out.find(pid), std::string::npos) << out;
+}
+
+// Issue 19: run as root (here: root of a user namespace, which cannot look into the processes
+// outside it), the processes the scan could not inspect are not met with "run as root".
+TEST(Locks, AsRootTheUninspectedProcessesAreNotAnsweredWithRunAsRoot) {
+  if (run_command("unshare --user --map-root-user true") != 0) GTEST_SKIP() << "no user namespaces here";
+  TempDir dir;
+  make_tree_with_old_cudnn(dir.path());
+  fs::path lib = dir.path() / "lib/libcudnn.so.9.1.0";
+  fs::copy_file("/lib/x86_64-linux-gnu/libz.so.1", lib, fs::copy_options::overwrite_existing);
+  std::string archive = archive_args(corpus_archive("cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz"));
+  // The holder runs in the namespace (so it is found); every process outside it cannot be inspected.
+  std::string script =
+      "python3 -c \"import ctypes,sys,time; ctypes.CDLL(sys.argv[1]); time.sleep(60)\" " + lib.string() +
+      " >/dev/null & p=$!; until grep -q libcudnn.so.9.1.0 /proc/$p/maps 2>/dev/null; do sleep 0.05; "
+      "done; " +
+      CLI_PATH + " --yes --no-verify --cuda-root " + dir.path().string() + " " + archive + "; rc=$?; kill $p; exit $rc";
+  std::string out;
+  ASSERT_EQ(run_command("unshare --user --map-root-user sh -c '" + script + "' 2>&1", &out), 0) << out;
+  EXPECT_NE(out.find("keep running the old cuDNN until restarted"), std::string::npos) << out;
+  EXPECT_NE(out.find("could not be inspected even as root"), std::string::npos) << out;
+  EXPECT_EQ(out.find("run as root to see all"), std::string::npos) << out;
 }
 
 // A dry run names the programs that hold files it would replace, and with --require-no-holders

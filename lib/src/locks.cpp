@@ -37,7 +37,12 @@ std::string describe_holders(const HolderScan& scan) {
     out += fmt::format("  PID {:<7} {:<10} {}  {} {}\n", h.pid, h.user, h.program,
                        h.how == Holder::How::OpenFile ? "has open" : "maps", h.file);
   if (!scan.unavailable.empty()) out += "  holders: unknown (not available): " + scan.unavailable + "\n";
-  if (!scan.unknown.empty())
+  if (!scan.unknown.empty() && scan.as_root)
+    out += fmt::format(
+        "  {} process(es) could not be inspected even as root (unknown, not free): the kernel refused to show their "
+        "maps or open files (no CAP_SYS_PTRACE, as in many containers, or a security module)\n",
+        scan.unknown.size());
+  else if (!scan.unknown.empty())
     out += fmt::format("  {} process(es) could not be inspected (unknown, not free): run as root to see all\n",
                        scan.unknown.size());
   return out;

@@ -79,6 +79,7 @@ class ProcFinder final : public ProcessFinder {
  public:
   Result<HolderScan> find_holders(const std::vector<WatchedFile>& files) override {
     HolderScan scan;
+    scan.as_root = ::geteuid() == 0;
     if (files.empty()) return scan;
     DIR* proc = ::opendir("/proc");
     if (!proc) return fail(ErrorCode::Io, "cannot read /proc: processes holding cuDNN files cannot be found");

@@ -31,6 +31,7 @@ struct HolderScan {
   std::vector<Holder> holders;
   std::vector<long> unknown;  // PIDs whose maps or fds could not be read
   std::string unavailable;    // why holders cannot be found at all here (e.g. Restart Manager under Wine)
+  bool as_root = false;       // scanned as root: what could not be inspected is not for lack of being root
 };
 
 struct WatchedFile {
