@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "cli.hpp"
+#include "cudnn_install/archive.hpp"
 #include "cudnn_install/releases.hpp"
 
 namespace {
@@ -83,6 +84,12 @@ std::string command_of(const CLI::App& app, bool rollback) {
   return rollback ? "rollback" : "install";
 }
 
+// `cudnn-install rollback` means --rollback: the word is no file, so say what the user meant.
+bool rollback_as_archive(const std::filesystem::path& archive) {
+  std::error_code ec;
+  return archive == "rollback" && !std::filesystem::exists(archive, ec);
+}
+
 int dispatch(const std::string& command, CLI::App& app, cudnn_install::cli::Options& o) {
   using namespace cudnn_install::cli;
   if (command == "status") return cmd_status(o);
@@ -99,6 +106,15 @@ int dispatch(const std::string& command, CLI::App& app, cudnn_install::cli::Opti
     if (o.format == Format::Text) std::cerr << "\n" << app.help();
     return rc;
   }
+  if (rollback_as_archive(o.archive))
+    return report_error({cudnn_install::ErrorCode::Usage,
+                         "'rollback' is not a command (nor a file here): to undo the last install, run "
+                         "cudnn-install --rollback (with the same other options)",
+                         "rollback"},
+                        o);
+  auto archive = cudnn_install::archive_argument(o.archive);
+  if (!archive) return report_error(archive.error(), o);
+  o.archive = *archive;
   if (cudnn_install::looks_like_version(o.archive.string()) && !std::filesystem::exists(o.archive))
     return cmd_install_version(o);
   return cmd_install(o);

@@ -291,3 +291,49 @@ TEST(ArchiveXz, DecodingReportsHowFarIntoTheFile) {
   check(spooled);
   ASSERT_TRUE(remove_spool(*fsys, spool));
 }
+
+// Issue 19: the first bytes say what a file is when its name says otherwise.
+TEST(ArchiveSniff, TheFirstBytesSayWhatTheFileIs) {
+  EXPECT_EQ(content_kind(std::string("PK\x03\x04rest", 8)), "a zip archive");
+  EXPECT_EQ(content_kind(std::string("\3757zXZ\x00\x00", 7)), "an xz-compressed file");
+  EXPECT_EQ(content_kind("\x1F\x8B\x08"), "a gzip-compressed file");
+  EXPECT_NE(content_kind("  <!DOCTYPE html><html>").find("a web page"), std::string::npos);
+  std::string tar(512, '\0');
+  tar.replace(257, 5, "ustar");
+  EXPECT_EQ(content_kind(tar), "an uncompressed tar archive");
+  EXPECT_EQ(content_kind("garbage"), "");
+  EXPECT_EQ(content_kind(""), "");
+}
+
+TEST(ArchiveSniff, OnlyBytesTheReaderCannotReadAreRefusedWithWhatTheyAre) {
+  std::string zip("PK\x03\x04", 4), xz("\3757zXZ\x00", 6);
+  auto renamed = check_content_matches(zip, Container::TarXz, "x.tar.xz");
+  ASSERT_FALSE(renamed);
+  EXPECT_EQ(renamed.error().code, ErrorCode::BadArchive);
+  EXPECT_NE(renamed.error().message.find("'x.tar.xz' is named as an xz-compressed file but is a zip archive"),
+            std::string::npos)
+      << renamed.error().message;
+  EXPECT_NE(renamed.error().message.find("(.zip)"), std::string::npos) << renamed.error().message;
+  EXPECT_FALSE(check_content_matches(xz, Container::Zip, "x.zip"));
+  EXPECT_TRUE(check_content_matches(zip, Container::Zip, "x.zip"));
+  EXPECT_TRUE(check_content_matches(xz, Container::TarXz, "x.tar.xz"));
+  EXPECT_TRUE(check_content_matches("\x1F\x8B\x08", Container::TarXz, "x.tar.xz"));  // libarchive reads it
+  EXPECT_TRUE(check_content_matches("garbage", Container::TarXz, "x.tar.xz"));       // the reader says what is wrong
+  auto page = check_content_matches("<html><body>403</body></html>", Container::Zip, "x.zip");
+  ASSERT_FALSE(page);
+  EXPECT_NE(page.error().message.find("download the cuDNN archive again"), std::string::npos) << page.error().message;
+}
+
+TEST(ArchiveSniff, TheArchiveArgumentLosesTrailingSlashesAndIsNeverADirectory) {
+  char tmpl[] = "/tmp/cudnn-sniff-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  fs::path dir(tmpl);
+  auto a = archive_argument(dir / "cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz/");
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->filename(), "cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz");
+  auto d = archive_argument(dir.string() + "//");
+  ASSERT_FALSE(d);
+  EXPECT_EQ(d.error().code, ErrorCode::Usage);
+  EXPECT_NE(d.error().message.find("is a directory: give the cuDNN archive itself"), std::string::npos);
+  fs::remove_all(dir);
+}

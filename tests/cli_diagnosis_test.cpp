@@ -117,3 +117,59 @@ TEST(CliDiagnosis, DoctorsSummaryCountsTheWarningsItPrinted) {
   EXPECT_EQ(out.find("no problems found."), std::string::npos) << out;
   EXPECT_NE(out.find("\nno errors, 1 warning: see the fixes above.\n"), std::string::npos) << out;
 }
+
+// Issue 19, "Messages that mislead": each says what is really wrong, exits with the table's code
+// and writes nothing.
+TEST(CliMessages, AZipRenamedTarXzIsCalledAZip) {
+  TempDir dir;
+  fs::path root = dir.path() / "cuda", renamed = dir.path() / "cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz";
+  make_linux_toolkit(root, 13000);
+  fs::copy_file(corpus_archive("cudnn-windows-x86_64-9.19.0.56_cuda13-archive.zip"), renamed);
+  auto before = snapshot(root);  // the real run takes the lock (the state directory) before reading
+  std::string out;
+  for (const char* mode : {"--dry-run", "--yes"}) {
+    EXPECT_EQ(run_command(cli() + " " + mode + " --cuda-root " + root.string() + " " + renamed.string(), &out), 2)
+        << out;
+    EXPECT_NE(out.find("is named as an xz-compressed file but is a zip archive: it was renamed"), std::string::npos)
+        << out;
+    EXPECT_EQ(out.find("corrupt or truncated"), std::string::npos) << out;
+  }
+  EXPECT_EQ(diff(before, snapshot(root)), "");
+}
+
+TEST(CliMessages, AnExtractedFolderOrATrailingSlashIsNamedForWhatItIs) {
+  TempDir dir;
+  fs::path root = dir.path() / "cuda", folder = dir.path() / "cudnn-linux-x86_64-9.19.0.56_cuda13-archive";
+  make_linux_toolkit(root, 13000);
+  fs::create_directories(folder / "lib");
+  std::string out, r = " --dry-run --cuda-root " + root.string() + " ";
+  for (const std::string& given : {folder.string(), folder.string() + "/"}) {
+    EXPECT_EQ(run_command(cli() + r + given, &out), 1) << out;
+    EXPECT_NE(out.find("is a directory: give the cuDNN archive itself (the .zip or .tar.xz file you downloaded), not "
+                       "a folder extracted from it"),
+              std::string::npos)
+        << out;
+  }
+  // A file named with a trailing slash is that file, never ''.
+  fs::path archive = corpus_archive("cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz");
+  EXPECT_EQ(run_command(cli() + r + archive_args(archive) + "/", &out), 0) << out;
+  EXPECT_EQ(out.find("''"), std::string::npos) << out;
+  EXPECT_EQ(run_command(cli() + r + (dir.path() / "nothing-here").string() + "/", &out), 2) << out;
+  EXPECT_EQ(out.find("''"), std::string::npos) << out;
+  EXPECT_NE(out.find("'nothing-here'"), std::string::npos) << out;
+}
+
+TEST(CliMessages, RollbackWithoutDashesSuggestsTheOption) {
+  TempDir dir;
+  std::string out;
+  EXPECT_EQ(run_command("cd " + dir.path().string() + " && " + cli() + " rollback", &out), 1) << out;
+  EXPECT_NE(out.find("'rollback' is not a command (nor a file here): to undo the last install, run cudnn-install "
+                     "--rollback"),
+            std::string::npos)
+      << out;
+  EXPECT_EQ(run_command("cd " + dir.path().string() + " && " + cli() + " --json rollback", &out), 1) << out;
+  auto j = nlohmann::json::parse(out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << out;
+  EXPECT_EQ(j["kind"], "error") << out;
+  EXPECT_EQ(j["code"], "usage") << out;
+}

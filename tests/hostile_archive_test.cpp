@@ -100,10 +100,15 @@ TEST(HostileArchive, OnlyRegularFilesAreReadAsArchives) {
     const char* what;  // also the name of the directory the archive path is made in
     std::function<void(const fs::path&)> make;
     const char* says;
+    const char* advice;
   } cases[] = {
-      {"fifo", [](const fs::path& p) { ASSERT_EQ(::mkfifo(p.c_str(), 0644), 0); }, "is a FIFO"},
-      {"symlink-to-dev-zero", [](const fs::path& p) { fs::create_symlink("/dev/zero", p); }, "character device"},
-      {"directory", [](const fs::path& p) { fs::create_directories(p); }, "is a directory"},
+      {"fifo", [](const fs::path& p) { ASSERT_EQ(::mkfifo(p.c_str(), 0644), 0); }, "is a FIFO",
+       "only from regular files"},
+      {"symlink-to-dev-zero", [](const fs::path& p) { fs::create_symlink("/dev/zero", p); }, "character device",
+       "only from regular files"},
+      // Issue 19: a directory is most likely an extracted archive.
+      {"directory", [](const fs::path& p) { fs::create_directories(p); }, "is a directory",
+       "give the cuDNN archive itself (the .zip or .tar.xz file you downloaded), not a folder extracted from it"},
   };
   auto before = snapshot(root);
   for (const auto& c : cases) {
@@ -117,7 +122,7 @@ TEST(HostileArchive, OnlyRegularFilesAreReadAsArchives) {
                            &out);
       EXPECT_EQ(rc, 1) << c.what << " " << mode << ": " << out;
       EXPECT_NE(out.find(c.says), std::string::npos) << c.what << " " << mode << ": " << out;
-      EXPECT_NE(out.find("only from regular files"), std::string::npos) << c.what << " " << mode << ": " << out;
+      EXPECT_NE(out.find(c.advice), std::string::npos) << c.what << " " << mode << ": " << out;
     }
   }
   EXPECT_EQ(diff(before, snapshot(root)), "");

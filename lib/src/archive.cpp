@@ -164,6 +164,7 @@ Result<ArchiveInfo> inspect_with_listing(const std::filesystem::path& path, Name
 
 Result<std::unique_ptr<ArchiveReader>> open_archive(const std::filesystem::path& path, Container container) {
   TRY(check_regular_file(path));
+  TRY(check_archive_content(path, container));
   if (container == Container::Zip) return make_zip_reader(path, {});
   return make_tar_reader(path, {});
 }

@@ -45,6 +45,10 @@ struct ArchiveInfo {
   Listing listing;  // everything read, as read: what archive_memo.hpp remembers
 };
 
+// The archive argument as the user gave it: trailing separators dropped (the name is the last
+// component, never ''), and a directory (an extracted archive) refused with what to give instead.
+Result<std::filesystem::path> archive_argument(const std::filesystem::path& given);
+
 Result<ArchiveInfo> inspect_archive(const std::filesystem::path& path, NameCheck check,
                                     const ReadProgress& progress = {});
 // The same for a real install from a compressed tar, which cannot be searched: the one pass that

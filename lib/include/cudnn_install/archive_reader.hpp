@@ -61,6 +61,15 @@ class ArchiveReader {
 Result<std::unique_ptr<ArchiveReader>> open_archive(const std::filesystem::path& path, Container container);
 Result<std::unique_ptr<ArchiveReader>> open_archive_memory(std::string bytes, Container container);
 
+// What a file's first bytes (up to 512) say it is ("a zip archive", "an xz-compressed file", "a web
+// page ..."), or "" when they say nothing this tool knows.
+std::string content_kind(std::string_view head);
+// Refuses bytes that are plainly another thing than the container the name promises (a zip named
+// .tar.xz): says what they are, instead of the reader's "corrupt or truncated".
+Result<void> check_content_matches(std::string_view head, Container named, const std::string& path);
+// The same on the file's first bytes (open_archive calls it).
+Result<void> check_archive_content(const std::filesystem::path& path, Container named);
+
 // Format-specific factories behind open_archive.
 Result<std::unique_ptr<ArchiveReader>> make_zip_reader(std::filesystem::path path, std::string bytes);
 Result<std::unique_ptr<ArchiveReader>> make_tar_reader(std::filesystem::path path, std::string bytes);
