@@ -137,6 +137,9 @@ struct EnvChanged {
 void after_env_change(const EnvChanged& changed, const Options& options);
 std::unique_ptr<EnvStore> open_env_store();
 // doctor's platform evidence: shadowing copies and whether the loader/PATH finds the toolkit.
+// zlibwapi.dll beside the toolkit's DLLs or on PATH, and the VC++ runtime in System32 (Windows
+// builds; elsewhere only the toolkit's bin directory can be looked at).
+WindowsRuntimeEvidence windows_runtime_evidence(const Toolkit& toolkit);
 void add_env_evidence(DoctorInputs& inputs, const Toolkit& toolkit, int cudnn_major);
 bool is_terminal(int fd);
 // The one process runner of this run (the library's, no shell).

@@ -22,6 +22,7 @@ namespace {
 struct Planned {
   Plan plan;
   std::size_t files_read = 0;
+  std::vector<RuntimeNeed> runtime_needs;  // Windows: zlibwapi.dll, the VC++ runtime
 };
 
 Result<Planned> plan_for(const ArchiveInfo& archive, const Toolkit& toolkit, const EnvStep& env, FileSystem& fs) {
@@ -35,7 +36,7 @@ Result<Planned> plan_for(const ArchiveInfo& archive, const Toolkit& toolkit, con
   options.env_entry = env.entry;
   auto plan = make_plan(archive, toolkit, *tree, options);
   if (!plan) return std::unexpected(plan.error());
-  return Planned{std::move(*plan), tree->files_read};
+  return Planned{std::move(*plan), tree->files_read, {}};
 }
 
 // Stamps the files the plan put in place (or found identical), so that installing the same
@@ -68,6 +69,23 @@ void print_env_step(const EnvStep& env, const Options& o) {
   for (const auto& line : env.lines) std::cout << line << "\n";
 }
 
+// What the archive's cuDNN needs on Windows besides its own files (the rules doctor uses).
+std::vector<RuntimeNeed> runtime_needs_of(const ArchiveInfo& archive, const Toolkit& toolkit) {
+  if (toolkit.os != TargetOs::Windows) return {};
+  const CudnnVersion& v = archive.header_version;
+  return windows_runtime_needs(v.major, v.minor, toolkit.root / toolkit.bin_dir, windows_runtime_evidence(toolkit));
+}
+
+void print_runtime_needs(const std::vector<RuntimeNeed>& needs, const Options& o) {
+  for (const auto& need : needs) {
+    if (need.required) answer().warn(need.summary + "; fix: " + need.fix);
+    if (o.format != Format::Text || o.verbosity == Verbosity::Quiet) continue;
+    std::cout << (need.required ? "warning  " : "note     ") << need.summary << "\n";
+    for (const auto& e : need.evidence) std::cout << "         " << e << "\n";
+    std::cout << "    fix: " << need.fix << "\n";
+  }
+}
+
 void print_plan(const Plan& plan, const Inspected& in, const Toolkit& toolkit, const Options& o) {
   const IntegrityCheck& integrity = in.integrity;
   bool match = integrity.verdict == IntegrityCheck::Verdict::Match;
@@ -97,7 +115,17 @@ Result<Planned> plan_and_show(const Inspected& in, const Toolkit& toolkit, FileS
   if (!planned) return planned;
   print_plan(planned->plan, in, toolkit, o);
   print_env_step(*env, o);
+  planned->runtime_needs = runtime_needs_of(in.archive, toolkit);
+  print_runtime_needs(planned->runtime_needs, o);
   return planned;
+}
+
+// After an install that found something the cuDNN still needs: where to look at the whole setup.
+void point_to_doctor(const std::vector<RuntimeNeed>& needs, const Toolkit& toolkit, const Options& o) {
+  if (needs.empty() || o.format != Format::Text || o.verbosity == Verbosity::Quiet) return;
+  std::cout << "before using this cuDNN, see the warnings about what it still needs (above); for the whole setup "
+               "run: "
+            << command_to_paste({"doctor", "--cuda-root", path_arg(toolkit.root)}) << "\n";
 }
 
 }  // namespace
@@ -227,6 +255,7 @@ int cmd_install(const Options& o) {
   if (installed) remember(*session->fs, *toolkit, *inspected);
   if (installed) report_still_running_old(replaced, o);
   if (installed) after_env_change(env_changed_by(plan), o);
+  if (installed) point_to_doctor(planned->runtime_needs, *toolkit, o);
   return rc;
 }
 

@@ -11,6 +11,7 @@ int run_verify(const Toolkit& toolkit, const std::string& expected_version, cons
   VerifyOptions options;
   options.expected_version = expected_version;
   options.probe_command = probe_command();
+  if (toolkit.os == TargetOs::Windows) options.windows_runtime = windows_runtime_evidence(toolkit);
   auto report = verify_install(toolkit, options, process_runner());
   if (!report) return report_error(report.error(), o);
   if (o.format == Format::Json && answer().kind() == "verify")

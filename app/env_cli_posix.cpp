@@ -67,6 +67,12 @@ std::string env_state(const Toolkit& tk) {
              : lib + " is not searched by the dynamic loader (LD_LIBRARY_PATH needed; see doctor)";
 }
 
+// A Windows toolkit seen from Linux: only its bin directory can be looked at (no PATH, no System32).
+WindowsRuntimeEvidence windows_runtime_evidence(const Toolkit& tk) {
+  std::error_code ec;
+  return {std::filesystem::exists(tk.root / tk.bin_dir / "zlibwapi.dll", ec), {}};
+}
+
 bool is_terminal(int fd) { return ::isatty(fd) != 0; }
 
 }  // namespace cudnn_install::cli

@@ -127,6 +127,17 @@ std::vector<std::string> missing_runtime() {
 
 }  // namespace
 
+WindowsRuntimeEvidence windows_runtime_evidence(const Toolkit& tk) {
+  WindowsRuntimeEvidence w;
+  std::error_code ec;
+  w.zlibwapi_found = std::filesystem::exists((tk.root / tk.bin_dir) / "zlibwapi.dll", ec);
+  for (const auto& entry : split_path_value(expand(u"%PATH%")))
+    if (!entry.empty())
+      w.zlibwapi_found |= std::filesystem::exists(std::filesystem::path(to_w(entry)) / "zlibwapi.dll", ec);
+  w.missing_runtime = missing_runtime();
+  return w;
+}
+
 // Walks the PATH of this process: shadowing cudnn64_N.dll before the toolkit, zlibwapi.dll, Python.
 void add_env_evidence(DoctorInputs& in, const Toolkit& tk, int) {
   std::filesystem::path ours = (tk.root / tk.bin_dir).make_preferred();
@@ -134,13 +145,14 @@ void add_env_evidence(DoctorInputs& in, const Toolkit& tk, int) {
   auto store = make_registry_env_store();
   if (auto v = store->read(EnvScope::User, "Path")) w.user_path = *v;
   if (auto v = store->read(EnvScope::System, "Path")) w.system_path = *v;
+  auto runtime = windows_runtime_evidence(tk);
+  w.zlibwapi_found = runtime.zlibwapi_found;
+  w.missing_runtime = runtime.missing_runtime;
   std::error_code ec;
-  w.zlibwapi_found = std::filesystem::exists(ours / "zlibwapi.dll", ec);
   bool found_ours = false;
   for (const auto& entry : split_path_value(expand(u"%PATH%"))) {
     if (entry.empty()) continue;
     std::filesystem::path dir(to_w(entry));
-    w.zlibwapi_found |= std::filesystem::exists(dir / "zlibwapi.dll", ec);
     if (std::filesystem::exists(dir / "python.exe", ec)) w.pythons.push_back((dir / "python.exe").string());
     if (comparable_entry(entry) == comparable_entry(to_u16(ours.wstring()))) found_ours = true;
     if (!found_ours)
@@ -148,7 +160,6 @@ void add_env_evidence(DoctorInputs& in, const Toolkit& tk, int) {
         in.shadows.push_back({dll.string(), dll_file_version(dll).value_or(""), "PATH"});
   }
   in.loader_searches_lib = found_ours;
-  w.missing_runtime = missing_runtime();
   in.windows = std::move(w);
 }
 

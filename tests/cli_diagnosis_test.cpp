@@ -173,3 +173,38 @@ TEST(CliMessages, RollbackWithoutDashesSuggestsTheOption) {
   EXPECT_EQ(j["kind"], "error") << out;
   EXPECT_EQ(j["code"], "usage") << out;
 }
+
+// Issue 19: the plan and verify check zlibwapi.dll for the archive being installed (Windows cuDNN
+// 8.3 to 8.9), say what to do, and the end of the install points to doctor.
+TEST(CliDiagnosis, ThePlanAndVerifyOfCudnn89OnWindowsNameZlibwapi) {
+  TempDir dir;
+  fs::path root = dir.path() / "v12.4";
+  make_windows_toolkit(root, "12.4.1", false);
+  std::string out, r = " --cuda-root " + root.string() + " ",
+                   archive = archive_args(corpus_archive("cudnn-windows-x86_64-8.9.5.30_cuda12-archive.zip"));
+  std::string fix = "take zlibwapi.dll out of its dll_x64 folder and copy it into " + (root / "bin").string();
+  ASSERT_EQ(run_command(cli() + " --dry-run" + r + archive, &out), 0) << out;
+  EXPECT_NE(out.find("warning  zlibwapi.dll is missing: cuDNN 8.9 (8.3 to 8.9) needs it on Windows"), std::string::npos)
+      << out;
+  EXPECT_NE(out.find(fix), std::string::npos) << out;
+  ASSERT_EQ(run_command(cli() + " --dry-run --json" + r + archive + " 2>/dev/null", &out), 0) << out;
+  auto j = nlohmann::json::parse(out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << out;
+  bool warned = false;
+  for (const auto& w : j["warnings"]) warned |= w.get<std::string>().find(fix) != std::string::npos;
+  EXPECT_TRUE(warned) << out;
+
+  ASSERT_EQ(run_command(cli() + " --yes --no-verify" + r + archive, &out), 0) << out;
+  EXPECT_NE(out.find("for the whole setup run: "), std::string::npos) << out;
+  EXPECT_NE(out.find(" doctor --cuda-root " + root.string()), std::string::npos) << out;
+  EXPECT_EQ(run_command(cli() + " verify" + r, &out), 5) << out;
+  EXPECT_NE(out.find("zlibwapi.dll is missing"), std::string::npos) << out;
+  EXPECT_NE(out.find(fix), std::string::npos) << out;
+
+  write_file(root / "bin/zlibwapi.dll", "MZ");  // where the fix says
+  EXPECT_EQ(run_command(cli() + " verify" + r, &out), 0) << out;
+  EXPECT_EQ(out.find("zlibwapi"), std::string::npos) << out;
+  ASSERT_EQ(run_command(cli() + " --rollback --yes" + r, &out), 0) << out;
+  ASSERT_EQ(run_command(cli() + " --dry-run" + r + archive, &out), 0) << out;
+  EXPECT_EQ(out.find("zlibwapi"), std::string::npos) << out;
+}

@@ -346,3 +346,35 @@ TEST(Doctor, APipWheelsCudnnIsInformationNotShadowing) {
   EXPECT_EQ(wheels, 1);
   EXPECT_EQ(shadows, 1);
 }
+
+// Issue 19: one set of rules for the plan, verify and doctor; each fix names the file, where it
+// comes from and the directory it goes into.
+TEST(WindowsRuntime, TheFixSaysWhichFileFromWhereIntoWhichDirectory) {
+  WindowsRuntimeEvidence none{false, {}};
+  auto needs = windows_runtime_needs(8, 9, "C:/CUDA/v12.4/bin", none);
+  ASSERT_EQ(needs.size(), 1u);
+  EXPECT_EQ(needs[0].check, "zlibwapi");
+  EXPECT_TRUE(needs[0].required);
+  EXPECT_NE(needs[0].fix.find("zlib123dllx64.zip (http://www.winimage.com/zLibDll/zlib123dllx64.zip"),
+            std::string::npos)
+      << needs[0].fix;
+  EXPECT_NE(needs[0].fix.find("zlibwapi.dll out of its dll_x64 folder and copy it into C:/CUDA/v12.4/bin"),
+            std::string::npos)
+      << needs[0].fix;
+  EXPECT_TRUE(windows_runtime_needs(8, 9, "C:/CUDA/v12.4/bin", WindowsRuntimeEvidence{true, {}}).empty());
+  EXPECT_TRUE(windows_runtime_needs(8, 2, "bin", none).empty());  // zlib linked statically
+  EXPECT_TRUE(windows_runtime_needs(9, 2, "bin", none).empty());
+  auto unclear = windows_runtime_needs(9, 0, "bin", none);
+  ASSERT_EQ(unclear.size(), 1u);
+  EXPECT_FALSE(unclear[0].required);
+  auto vc = windows_runtime_needs(9, 19, "bin", WindowsRuntimeEvidence{true, {"C:/Windows/System32/msvcp140.dll"}});
+  ASSERT_EQ(vc.size(), 1u);
+  EXPECT_EQ(vc[0].check, "vc-runtime");
+  EXPECT_NE(vc[0].fix.find("vc_redist.x64.exe"), std::string::npos) << vc[0].fix;
+  // doctor says the same.
+  auto in = windows_inputs("8.9.5");
+  in.windows->zlibwapi_found = false;
+  auto f = find(windows_findings(in), "zlibwapi");
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->fix, windows_runtime_needs(8, 9, fs::path("C:/CUDA/v12.4") / "bin", none)[0].fix);
+}

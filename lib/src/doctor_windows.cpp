@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "cudnn_install/doctor.hpp"
+#include "cudnn_install/windows_runtime.hpp"
 
 namespace cudnn_install {
 namespace {
@@ -22,28 +23,14 @@ std::optional<MajorMinor> installed_version(const DoctorInputs& in) {
   return v;
 }
 
-void check_zlibwapi(const DoctorInputs& in, const WindowsEvidence& w, std::vector<Finding>& out) {
+// zlibwapi.dll and the VC++ runtime: the rules the plan and verify use too (windows_runtime.hpp).
+void check_runtime_needs(const DoctorInputs& in, const WindowsEvidence& w, std::vector<Finding>& out) {
   auto v = installed_version(in);
-  if (!v || (v->major != 8 && !(v->major == 9 && v->minor < 2))) return;
-  if (v->major == 8 && v->minor < 3) return;  // before 8.3 cuDNN linked zlib statically
-  if (w.zlibwapi_found) return;
-  if (v->major == 9) {
-    out.push_back({"zlibwapi",
-                   Severity::Info,
-                   "zlibwapi.dll is not found; cuDNN " + v->text + " may not need it",
-                   {"NVIDIA dropped the zlibwapi.dll requirement in cuDNN 9.2; for 9.0 and 9.1 its documentation is "
-                    "not explicit"},
-                   "if loading fails with a zlibwapi.dll error, put zlibwapi.dll (x64) into " +
-                       (in.toolkit.root / in.toolkit.bin_dir).string()});
-    return;
-  }
-  out.push_back(
-      {"zlibwapi",
-       Severity::Error,
-       "zlibwapi.dll is missing: cuDNN " + v->text + " (8.3 to 8.9) needs it on Windows",
-       {"not beside " + (in.toolkit.root / in.toolkit.bin_dir).string() + " nor on PATH"},
-       "get zlibwapi.dll (x64, from zlib123dllx64.zip as NVIDIA's install guide for cuDNN 8 says) and put it into " +
-           (in.toolkit.root / in.toolkit.bin_dir).string()});
+  if (!v) return;
+  WindowsRuntimeEvidence evidence{w.zlibwapi_found, w.missing_runtime};
+  for (auto& need : windows_runtime_needs(v->major, v->minor, in.toolkit.root / in.toolkit.bin_dir, evidence))
+    out.push_back({need.check, need.required ? Severity::Error : Severity::Info, std::move(need.summary),
+                   std::move(need.evidence), std::move(need.fix)});
 }
 
 void check_path_value(const std::optional<RegValue>& value, const char* scope, std::vector<Finding>& out) {
@@ -104,21 +91,14 @@ void check_python(const DoctorInputs& in, const WindowsEvidence& w, std::vector<
                  "in Python, before importing the module that uses cuDNN: os.add_dll_directory(r\"" + bin + "\")"});
 }
 
-void check_runtime_dlls(const WindowsEvidence& w, std::vector<Finding>& out) {
-  if (w.missing_runtime.empty()) return;
-  out.push_back({"vc-runtime", Severity::Error, "the Visual C++ runtime that cuDNN needs is missing", w.missing_runtime,
-                 "install the Microsoft Visual C++ Redistributable for Visual Studio 2015-2022 (x64)"});
-}
-
 }  // namespace
 
 std::vector<Finding> windows_findings(const DoctorInputs& in) {
   std::vector<Finding> out;
   if (!in.windows) return out;
-  check_zlibwapi(in, *in.windows, out);
+  check_runtime_needs(in, *in.windows, out);
   check_path(in, *in.windows, out);
   check_python(in, *in.windows, out);
-  check_runtime_dlls(*in.windows, out);
   return out;
 }
 

@@ -76,6 +76,13 @@ void check_runtime(VerifyReport& r, const Toolkit& tk, const VerifyOptions& o, P
     r.notes.push_back("no GPU: version check only (" + p.gpu_detail + ")");
 }
 
+// zlibwapi.dll and the VC++ runtime, by the rules doctor uses (windows_runtime.hpp).
+void check_windows_runtime(VerifyReport& r, const Toolkit& tk, const CudnnVersion& v, const VerifyOptions& o) {
+  if (tk.os != TargetOs::Windows || !o.windows_runtime) return;
+  for (const auto& need : windows_runtime_needs(v.major, v.minor, tk.root / tk.bin_dir, *o.windows_runtime))
+    (need.required ? r.problems : r.notes).push_back(need.summary + "; fix: " + need.fix);
+}
+
 }  // namespace
 
 std::optional<CudnnVersion> installed_cudnn_version(const Toolkit& tk) {
@@ -119,6 +126,7 @@ Result<VerifyReport> verify_install(const Toolkit& tk, const VerifyOptions& o, P
       r.problems.push_back(fmt::format("{} is version {} but the header says {}: mixed cuDNN versions", lib.name,
                                        lib.version, r.header_version));
   }
+  check_windows_runtime(r, tk, *header, o);
   check_runtime(r, tk, o, runner);
   return r;
 }

@@ -328,7 +328,13 @@ TEST(WinEndToEnd, VerifyReadsFileVersionsAndLoadsTheDll) {
   fs::path root = dir.path() / "v12.4";
   make_fake_cudnn8_toolkit(root);
   std::string out;
-  int rc = run_command(cli("verify --json --cuda-root " + quoted(root)), &out);
+  // cuDNN 8.9 needs zlibwapi.dll (issue 19: verify checks it, with doctor's rules and fix).
+  int rc = run_command(cli("verify --cuda-root " + quoted(root)), &out);
+  EXPECT_EQ(rc, 5) << out;
+  EXPECT_NE(out.find("zlibwapi.dll is missing"), std::string::npos) << out;
+  EXPECT_NE(out.find("copy it into " + (root / "bin").string()), std::string::npos) << out;
+  write_file(root / "bin/zlibwapi.dll", "MZ");
+  rc = run_command(cli("verify --json --cuda-root " + quoted(root)), &out);
   EXPECT_EQ(rc, 0) << out;
   EXPECT_NE(out.find("8.9.5.30"), std::string::npos) << out;
   EXPECT_NE(out.find("\"version\": 8905"), std::string::npos) << out;

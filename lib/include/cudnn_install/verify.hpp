@@ -14,6 +14,7 @@
 #include "cudnn_install/error.hpp"
 #include "cudnn_install/process.hpp"
 #include "cudnn_install/toolkit.hpp"
+#include "cudnn_install/windows_runtime.hpp"
 
 namespace cudnn_install {
 
@@ -58,6 +59,9 @@ struct VerifyOptions {
   // The command whose child process runs probe_library on the path appended to it and prints
   // probe_to_json; the CLI gives itself with its hidden probe argument.
   std::vector<std::string> probe_command;
+  // For a Windows toolkit: what the machine has of zlibwapi.dll and the VC++ runtime (gathered by
+  // the CLI); what the installed cuDNN still needs becomes a problem (needed) or a note (maybe).
+  std::optional<WindowsRuntimeEvidence> windows_runtime;
 };
 
 // The runtime check runs the probe command through `runner`.
