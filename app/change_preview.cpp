@@ -123,7 +123,7 @@ Result<void> preview_and_confirm(const Toolkit& toolkit, Session& session, const
   Previewed p = preview_change(*session.fs, session.env.get(), op, PreviewStart::AsIs, toolkit.root);
   if (p.failure) return std::unexpected(*p.failure);
   print_previewed(p, toolkit.root, o);
-  return confirm(o, doing);
+  return confirm(o, doing, session.interrupts.get());
 }
 
 }  // namespace cudnn_install::cli

@@ -15,6 +15,7 @@
 #include "cudnn_install/env.hpp"
 #include "cudnn_install/error.hpp"
 #include "cudnn_install/filesystem.hpp"
+#include "cudnn_install/interrupt.hpp"
 #include "cudnn_install/locks.hpp"
 #include "cudnn_install/plan.hpp"
 #include "cudnn_install/preview.hpp"
@@ -97,13 +98,21 @@ void report_warning(const Error& error);
 // Sets up spdlog: stderr at the chosen verbosity, plus --log FILE when given.
 void setup_logging(const Options& options);
 
-// The lock and filesystem of a command that may write; recovery has already run.
+// The lock and filesystem of a command that may write; recovery has already run. From before the
+// lock is taken, SIGINT, SIGTERM and SIGHUP (Ctrl-C, Ctrl-Break, the console closing) are only
+// recorded in `interrupts`, so that no signal ends the process half-way through a change: an
+// install looks at it and rolls back; a rollback or recovery is finished first.
 struct Session {
   std::unique_ptr<StateLock> lock;
   std::unique_ptr<FileSystem> fs;
   std::unique_ptr<EnvStore> env;  // the registry on Windows; nullptr on Linux
   Recovery recovered;             // what opening it finished of an interrupted earlier run
+  std::unique_ptr<Interrupts> interrupts;
 };
+// The process's signal handlers (interrupt.hpp). For the end-to-end tests, CUDNN_INSTALL_TEST_PAUSE_AT
+// (spool, stage, swap or commit) makes the first look at that checkpoint wait for a signal,
+// after saying so on stderr: a test signals the install at a known point without timing it.
+std::unique_ptr<Interrupts> catch_cli_interrupts();
 Result<Session> open_session(const std::filesystem::path& root, const Options& options);
 // The toolkit of --cuda-root (or the only one detected) with its session open: what the commands
 // that change an existing installation (--rollback, uninstall) start with.
@@ -156,7 +165,8 @@ int cmd_install_version(Options options);
 int cmd_uninstall(const Options& options);
 int cmd_doctor(const Options& options);
 // Asks on a terminal unless --yes; refuses without a terminal. `doing`: "install", "roll back", ...
-Result<void> confirm(const Options& options, const std::string& doing);
+// A signal while it waits for the answer is an ErrorCode::Interrupted (Terminated, HungUp) error.
+Result<void> confirm(const Options& options, const std::string& doing, Interrupts* interrupts = nullptr);
 
 // A change of an installed toolkit (--rollback, uninstall) as a function of the filesystem and
 // PATH store it runs on, so that the same code runs for real and on a preview (preview.hpp).

@@ -130,13 +130,17 @@ void point_to_doctor(const std::vector<RuntimeNeed>& needs, const Toolkit& toolk
 
 }  // namespace
 
-Result<void> confirm(const Options& o, const std::string& doing) {
+Result<void> confirm(const Options& o, const std::string& doing, Interrupts* interrupts) {
   if (o.confirm == Confirm::AssumeYes) return {};
   if (!is_terminal(0))
     return fail(ErrorCode::Usage, "no terminal to ask for confirmation: pass --yes to " + doing + " without asking");
   std::cout << "\nProceed? [y/N] " << std::flush;
   std::string answer;
-  std::getline(std::cin, answer);
+  std::getline(std::cin, answer);  // a signal ends the wait (its handler does not restart the read)
+  if (auto r = stop_if_interrupted(interrupts, Checkpoint::Prompt); !r) {
+    std::cout << "\n";
+    return fail(r.error().code, r.error().message + ": nothing was changed, the toolkit is as it was before.");
+  }
   if (answer == "y" || answer == "Y" || answer == "yes") return {};
   return fail(ErrorCode::Usage, "cancelled; nothing was changed");
 }
@@ -149,16 +153,36 @@ std::vector<std::string> undo_command(const Toolkit& toolkit) {
   return {std::string(exe.begin(), exe.end()), "--rollback", "--cuda-root", std::string(root.begin(), root.end())};
 }
 
+// A signal that came too late to stop the install (after its commit record): the install stands,
+// and the command stops there, before verifying, with the signal's exit code.
+int interrupted_after_commit(Interruption late, const Toolkit& toolkit, const TxnOutcome& outcome, const Options& o) {
+  return report_error(Error{error_code_for(late),
+                            describe(late) + " came after the install was committed (transaction " + outcome.id +
+                                "): cuDNN is installed, not verified. Undo it with: " +
+                                command_to_paste({"--rollback", "--cuda-root", path_arg(toolkit.root)}),
+                            ""},
+                      o);
+}
+
+// Applies the plan, verifies it; `committed` tells whether the install stands (whatever the exit code).
 int apply(const ArchiveInfo& archive, const Toolkit& toolkit, const Plan& plan, const std::string& sha256,
-          Session& session, const Options& o) {
+          Session& session, const Options& o, bool& committed) {
   ProgressBar bar(o);
   ApplyOptions options;
   options.sha256 = sha256;
   options.progress = bar.callback();
   options.env = session.env.get();
   options.in_use = o.replace_in_use ? InUse::RenameAside : InUse::Refuse;
+  options.interrupts = session.interrupts.get();
   auto outcome = apply_plan(*session.fs, toolkit.root, archive, plan, options);
   if (!outcome) return report_error(outcome.error(), o);
+  committed = true;
+  auto late = session.interrupts ? session.interrupts->raised(Checkpoint::Commit) : Interruption::None;
+  session.interrupts.reset();  // from here on (verify, the benchmark) a signal ends the process as usual
+  if (late != Interruption::None) {
+    stamp_installed(*session.fs, toolkit, plan, outcome->written);
+    return interrupted_after_commit(late, toolkit, *outcome, o);
+  }
   answer()["result"] = "installed";
   answer()["changed"] = true;
   answer()["transaction"] = {{"id", outcome->id},
@@ -180,6 +204,13 @@ int apply(const ArchiveInfo& archive, const Toolkit& toolkit, const Plan& plan, 
   if (o.no_verify) return 0;
   if (o.format == Format::Text && o.verbosity != Verbosity::Quiet) std::cout << "\n";
   return run_verify(toolkit, plan.cudnn_version, o);
+}
+
+// Stopped while the archive was read into the spool: nothing else was written, and the spool goes.
+Error nothing_changed_if_interrupted(Error error) {
+  if (error.code == ErrorCode::Interrupted || error.code == ErrorCode::Terminated || error.code == ErrorCode::HungUp)
+    error.message += ": nothing was changed, the toolkit is as it was before.";
+  return error;
 }
 
 // The toolkit is chosen from the file name alone, so that a tar.xz can be decoded once, straight
@@ -230,8 +261,8 @@ int cmd_install(const Options& o) {
   auto session = open_session(toolkit->root, o);
   if (!session) return report_error(session.error(), o);
   SpoolCleanup cleanup{*session->fs, spool_dir(toolkit->root)};
-  auto inspected = inspect_and_check(*toolkit, *session->fs, Spooling::IntoToolkit, o);
-  if (!inspected) return report_error(inspected.error(), o);
+  auto inspected = inspect_and_check(*toolkit, *session->fs, Spooling::IntoToolkit, o, session->interrupts.get());
+  if (!inspected) return report_error(nothing_changed_if_interrupted(inspected.error()), o);
   const ArchiveInfo& archive = inspected->archive;
   auto planned = plan_and_show(*inspected, *toolkit, *session->fs, o);
   if (!planned) return report_error(planned.error(), o);
@@ -249,9 +280,9 @@ int cmd_install(const Options& o) {
   if (auto ok = check_holders(replaced, o); !ok) return report_error(ok.error(), o);
   if (auto ok = allow_writes_outside(dirs_outside_real_root(toolkit->root, plan), o, "install"); !ok)
     return report_error(ok.error(), o);
-  if (auto ok = confirm(o, "install"); !ok) return report_error(ok.error(), o);
-  int rc = apply(archive, *toolkit, plan, inspected->integrity.sha256, *session, o);
-  bool installed = rc == 0 || rc == static_cast<int>(ExitCode::VerifyFailed);
+  if (auto ok = confirm(o, "install", session->interrupts.get()); !ok) return report_error(ok.error(), o);
+  bool installed = false;
+  int rc = apply(archive, *toolkit, plan, inspected->integrity.sha256, *session, o, installed);
   if (installed) remember(*session->fs, *toolkit, *inspected);
   if (installed) report_still_running_old(replaced, o);
   if (installed) after_env_change(env_changed_by(plan), o);

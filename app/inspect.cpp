@@ -54,7 +54,8 @@ Result<Inspected> from_memo(const ArchiveMemo& memo, const Options& o) {
 
 NameCheck name_check(const Options& o) { return o.force_name ? NameCheck::Skip : NameCheck::Enforce; }
 
-Result<Inspected> inspect_and_check(const Toolkit& toolkit, FileSystem& fs, Spooling spooling, const Options& o) {
+Result<Inspected> inspect_and_check(const Toolkit& toolkit, FileSystem& fs, Spooling spooling, const Options& o,
+                                    Interrupts* interrupts) {
   // Before anything reads it (the sha256 would wait forever on a FIFO, or read /dev/zero forever).
   if (auto regular = check_regular_file(o.archive); !regular) return std::unexpected(regular.error());
   if (auto memo = find_archive_memo(fs, toolkit.root, o.archive)) return from_memo(*memo, o);
@@ -65,9 +66,10 @@ Result<Inspected> inspect_and_check(const Toolkit& toolkit, FileSystem& fs, Spoo
   auto read_progress = tar ? percent_line(o, "reading", kShowProgressFrom) : ReadProgress();
   auto hashing = std::async(std::launch::async, [&] { return hash_and_check(o.archive, hash_progress, o); });
   spdlog::debug("inspecting {}", o.archive.string());
-  auto archive = tar && spooling == Spooling::IntoToolkit
-                     ? inspect_and_spool(o.archive, name_check(o), fs, spool_dir(toolkit.root), read_progress)
-                     : inspect_archive(o.archive, name_check(o), read_progress);
+  auto archive =
+      tar && spooling == Spooling::IntoToolkit
+          ? inspect_and_spool(o.archive, name_check(o), fs, spool_dir(toolkit.root), read_progress, interrupts)
+          : inspect_archive(o.archive, name_check(o), read_progress);
   auto integrity = hashing.get();
   if (!archive) return std::unexpected(archive.error());
   if (!integrity) return std::unexpected(integrity.error());

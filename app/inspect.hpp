@@ -22,7 +22,9 @@ enum class Spooling { IntoToolkit, None };
 
 // The toolkit's memo of this very file when there is one, else the archive read (and spooled) now
 // with its sha256 computed beside it on the other core.
-Result<Inspected> inspect_and_check(const Toolkit& toolkit, FileSystem& fs, Spooling spooling, const Options& o);
+// A signal seen in `interrupts` while a tar.xz is spooled stops it (ErrorCode::Interrupted, ...).
+Result<Inspected> inspect_and_check(const Toolkit& toolkit, FileSystem& fs, Spooling spooling, const Options& o,
+                                    Interrupts* interrupts = nullptr);
 // After an install (or a run that found nothing to do): remember the file for the next run.
 void remember(FileSystem& fs, const Toolkit& toolkit, const Inspected& inspected);
 

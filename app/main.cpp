@@ -22,7 +22,8 @@ Examples:
   cudnn-install status
 
 Exit codes: 0 ok, 1 usage, 2 refused input, 3 conflict (lock, files in use, toolkit
-choice), 4 I/O failure (rolled back), 5 verification failed, 6 nothing to do.)";
+choice), 4 I/O failure (rolled back), 5 verification failed, 6 nothing to do,
+129/130/143 stopped by SIGHUP/SIGINT (Ctrl-C)/SIGTERM and rolled back.)";
 
 void add_common(CLI::App& app, cudnn_install::cli::Options& o, bool& json, bool& quiet, bool& verbose) {
   app.add_option("--cuda-root", o.cuda_root, "CUDA toolkit directory (default: detected)");
@@ -157,9 +158,10 @@ int main(int argc, char** argv) {
   app.add_flag("--no-verify", o.no_verify, "skip the verification after installing");
   app.add_flag("--no-bench", o.no_bench, "skip the short GPU benchmark after installing");
   app.add_flag("--replace-in-use", o.replace_in_use, "Windows: rename DLLs in use aside and replace them");
-  app.add_option("--loader-config", o.loader_config,
-                 "Linux: system (add /etc/ld.so.conf.d/cudnn-install-<toolkit path>.conf, run ldconfig), print (show the "
-                 "LD_LIBRARY_PATH line), none; default: system as root, else print")
+  app.add_option(
+         "--loader-config", o.loader_config,
+         "Linux: system (add /etc/ld.so.conf.d/cudnn-install-<toolkit path>.conf, run ldconfig), print (show the "
+         "LD_LIBRARY_PATH line), none; default: system as root, else print")
       ->check(CLI::IsMember({"auto", "system", "print", "none"}));
   app.add_flag("--require-no-holders", o.require_no_holders,
                "Linux: refuse to install while a process uses a file it would replace (default: warn)");

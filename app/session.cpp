@@ -3,7 +3,11 @@
 #include <spdlog/sinks/basic_file_sink.h>
 #include <spdlog/spdlog.h>
 
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
 #include <iostream>
+#include <thread>
 
 #include "cli.hpp"
 #include "cudnn_install/toolkit.hpp"
@@ -38,16 +42,56 @@ void say_recovered(const Recovery& r, const Options& o) {
   spdlog::info("recovery: {} {}", what, r.id);
 }
 
+// The end-to-end tests' hook (cli.hpp): waits, at the first look at one checkpoint, for the signal
+// the test sends once it has read the line on stderr.
+class PausingInterrupts final : public Interrupts {
+ public:
+  PausingInterrupts(std::unique_ptr<Interrupts> real, Checkpoint pause_at)
+      : real_(std::move(real)), pause_at_(pause_at) {}
+  Interruption raised(Checkpoint at) override {
+    if (at == pause_at_ && !paused_.exchange(true)) {
+      std::cerr << "cudnn-install: test hook: paused " << describe(at) << ", waiting for a signal" << std::endl;
+      while (real_->raised(at) == Interruption::None) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    return real_->raised(at);
+  }
+
+ private:
+  std::unique_ptr<Interrupts> real_;
+  Checkpoint pause_at_;
+  std::atomic<bool> paused_{false};
+};
+
+std::optional<Checkpoint> test_pause_point() {
+  const char* at = std::getenv("CUDNN_INSTALL_TEST_PAUSE_AT");
+  if (!at) return std::nullopt;
+  const std::pair<const char*, Checkpoint> points[] = {{"spool", Checkpoint::Spool},
+                                                       {"stage", Checkpoint::Stage},
+                                                       {"swap", Checkpoint::Swap},
+                                                       {"commit", Checkpoint::Commit}};
+  for (const auto& [name, point] : points)
+    if (std::string(at) == name) return point;
+  return std::nullopt;
+}
+
 }  // namespace
 
+std::unique_ptr<Interrupts> catch_cli_interrupts() {
+  auto real = catch_interrupts();
+  auto pause_at = test_pause_point();
+  if (!pause_at) return real;
+  return std::make_unique<PausingInterrupts>(std::move(real), *pause_at);
+}
+
 Result<Session> open_session(const std::filesystem::path& root, const Options& o) {
+  auto interrupts = catch_cli_interrupts();  // before the lock: no signal ends a recovery half-way
   auto lock = acquire_state_lock(root);
   if (!lock) return std::unexpected(lock.error());
   log_into_state_dir(root);
   spdlog::info("cudnn-install {} on {}", CUDNN_INSTALL_VERSION, root.string());
   if (auto stale = (*lock)->stale_holder())
     spdlog::warn("took over the lock left by PID {}, which is no longer running", *stale);
-  Session session{std::move(*lock), make_real_filesystem(), open_env_store(), {}};
+  Session session{std::move(*lock), make_real_filesystem(), open_env_store(), {}, std::move(interrupts)};
   auto recovered = recover(*session.fs, root, session.env.get());
   if (!recovered) return std::unexpected(recovered.error());
   say_recovered(*recovered, o);

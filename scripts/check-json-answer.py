@@ -20,7 +20,8 @@ BASE = "https://cudnn-install.invalid/schema/2/"
 # The README's exit-code table, by error code.
 EXIT_OF_CODE = {"usage": 1, "bad-name": 2, "bad-archive": 2, "unsafe-entry": 2, "version-mismatch": 2,
                 "integrity-failure": 2, "no-toolkit": 3, "cuda-mismatch": 2, "conflict": 3, "io": 4,
-                "verify-failed": 5, "nothing-to-undo": 6, "env-limit": 2, "no-release": 2, "network": 4}
+                "verify-failed": 5, "nothing-to-undo": 6, "env-limit": 2, "no-release": 2, "network": 4,
+                "interrupted": 130, "terminated": 143, "hung-up": 129}
 
 
 def problems(text: str, exit_code: int) -> list[str]:

@@ -17,11 +17,12 @@ class Spooler {
   // The space is asked of the state directory, where the spool is made: every file of the archive is
   // written there once (and later renamed into place, which takes no more), so an archive that
   // inflates to more than the disk holds is refused before it fills it.
-  Spooler(FileSystem& fs, fs::path dir, const ReadProgress& progress, std::uint64_t file_bytes)
+  Spooler(FileSystem& fs, fs::path dir, const ReadProgress& progress, std::uint64_t file_bytes, Interrupts* interrupts)
       : fs_(fs),
         dir_(std::move(dir)),
         progress_(progress),
         file_bytes_(file_bytes),
+        interrupts_(interrupts),
         space_(fs_.free_space(dir_.parent_path())) {}
 
   Result<Listing> run(ArchiveReader& reader) {
@@ -39,6 +40,7 @@ class Spooler {
 
  private:
   Result<std::optional<ChunkSink>> visit(const RawEntry& e) {
+    TRY(stop_if_interrupted(interrupts_, Checkpoint::Spool));
     listing_.entries.push_back(e);
     if (e.type != EntryType::File) return std::optional<ChunkSink>();
     TRY(digest_.start(e, is_version_header(e)));
@@ -69,6 +71,7 @@ class Spooler {
       out_.reset();
       return closed;
     }
+    TRY(stop_if_interrupted(interrupts_, Checkpoint::Spool));
     digest_.add(chunk);
     reporter_->decoded(chunk.size());
     return out_->write(chunk);
@@ -78,6 +81,7 @@ class Spooler {
   fs::path dir_;
   const ReadProgress& progress_;
   std::uint64_t file_bytes_ = 0;
+  Interrupts* interrupts_;                // may be nullptr
   ProgressReporter* reporter_ = nullptr;  // while run() reads
   std::optional<FreeSpace> space_;        // of the state directory, before the spool
   std::uint64_t spooled_bytes_ = 0;
@@ -90,10 +94,10 @@ class Spooler {
 }  // namespace
 
 Result<ArchiveInfo> inspect_and_spool(const fs::path& path, NameCheck check, FileSystem& fs, const fs::path& spool_dir,
-                                      const ReadProgress& progress) {
+                                      const ReadProgress& progress, Interrupts* interrupts) {
   std::error_code ec;
   auto size = fs::file_size(path, ec);
-  Spooler spooler(fs, spool_dir, progress, ec ? 0 : size);
+  Spooler spooler(fs, spool_dir, progress, ec ? 0 : size, interrupts);
   auto info = inspect_with(path, check, read_with([&](ArchiveReader& reader) { return spooler.run(reader); }));
   if (info) info->spooled = spooler.take_spooled();
   return info;

@@ -25,6 +25,12 @@ ExitCode exit_code_for(ErrorCode code) {
       return ExitCode::VerifyFailed;
     case ErrorCode::NothingToUndo:
       return ExitCode::NothingToDo;
+    case ErrorCode::Interrupted:
+      return ExitCode::Interrupted;
+    case ErrorCode::Terminated:
+      return ExitCode::Terminated;
+    case ErrorCode::HungUp:
+      return ExitCode::HungUp;
   }
   return ExitCode::Usage;
 }
@@ -61,6 +67,12 @@ const char* to_string(ErrorCode code) {
       return "no-release";
     case ErrorCode::Network:
       return "network";
+    case ErrorCode::Interrupted:
+      return "interrupted";
+    case ErrorCode::Terminated:
+      return "terminated";
+    case ErrorCode::HungUp:
+      return "hung-up";
   }
   return "unknown";
 }

@@ -110,6 +110,7 @@ class Stager {
 
   Result<void> run(const ArchiveInfo& archive) {
     for (const Work* w : generated_) {
+      TRY(stop_if_interrupted(options_.interrupts, Checkpoint::Stage));
       TRY_ASSIGN(auto file, fs_.create_new(root_ / w->step.temp, w->planned->mode));
       TRY((file)->write(w->planned->content));
       TRY((file)->sync_and_close());
@@ -135,6 +136,7 @@ class Stager {
     for (const auto& e : archive.entries) {
       auto it = by_entry_.find(e.raw.name);
       if (it == by_entry_.end()) continue;
+      TRY(stop_if_interrupted(options_.interrupts, Checkpoint::Stage));
       auto spooled = archive.spooled.find(e.raw.name);
       if (e.raw.type == EntryType::Symlink) {
         TRY(fs_.make_symlink(e.raw.link_target, root_ / it->second->step.temp));
@@ -164,6 +166,7 @@ class Stager {
   Result<std::optional<ChunkSink>> visit(const RawEntry& e) {
     auto it = by_entry_.find(e.name);
     if (it == by_entry_.end() || taken_.contains(e.name)) return std::optional<ChunkSink>();
+    TRY(stop_if_interrupted(options_.interrupts, Checkpoint::Stage));
     const Work& w = *it->second;
     if (e.type == EntryType::Symlink) {
       TRY(fs_.make_symlink(e.link_target, root_ / w.step.temp));
@@ -174,6 +177,7 @@ class Stager {
     auto writer = std::make_shared<EntryWriter>(std::move(file));
     return std::optional<ChunkSink>([this, &w, writer,
                                      expected = e.crc32](std::span<const char> chunk) -> Result<void> {
+      TRY(stop_if_interrupted(options_.interrupts, Checkpoint::Stage));  // between chunks, on any thread
       if (!chunk.empty()) {
         writer->crc = crc32(writer->crc, reinterpret_cast<const Bytef*>(chunk.data()), static_cast<uInt>(chunk.size()));
         report(w, chunk.size());
@@ -274,9 +278,11 @@ Result<void> place(FileSystem& fs, const fs::path& temp, const fs::path& target)
 
 // A create's target (and every backup name) must still be free: NoReplace leaves a file that
 // appeared there since the plan untouched, and the install fails and is rolled back.
-Result<void> swap_into_place(FileSystem& fs, const fs::path& root, const std::vector<Work>& work, InUse in_use) {
-  TRY(check_replaceable(fs, root, work, in_use));
+Result<void> swap_into_place(FileSystem& fs, const fs::path& root, const std::vector<Work>& work,
+                             const ApplyOptions& options) {
+  TRY(check_replaceable(fs, root, work, options.in_use));
   for (const auto& w : work) {
+    TRY(stop_if_interrupted(options.interrupts, Checkpoint::Swap));
     if (w.step.had_old()) TRY(check_unchanged(fs, root / w.step.target, w.planned->old));
     if (w.step.had_old()) TRY(fs.rename(root / w.step.target, root / w.step.backup, RenameMode::NoReplace));
     if (w.step.kind == JournalStep::Kind::Place) TRY(place(fs, root / w.step.temp, root / w.step.target));
@@ -298,12 +304,14 @@ Result<void> run_phases(FileSystem& fs, const fs::path& root, const ArchiveInfo&
   outcome.written = stager.written();
   auto dirs = parent_dirs(root, work);
   TRY(sync_all(fs, dirs));
+  TRY(stop_if_interrupted(options.interrupts, Checkpoint::Stage));
   phase = SwapPhase::MayHaveStarted;  // from the "staged" record on, as recovery sees it
   TRY(fs.append_durable(txn_paths::journal(root), marker_record("staged")));
-  TRY(swap_into_place(fs, root, work, options.in_use));
+  TRY(swap_into_place(fs, root, work, options));
   dirs.insert(backups);
   TRY(sync_all(fs, dirs));
   if (begin.env_edit) TRY(apply_env_edit(options.env, *begin.env_edit));
+  TRY(stop_if_interrupted(options.interrupts, Checkpoint::Commit));  // the last moment to stop
   return fs.append_durable(txn_paths::journal(root), marker_record("commit"));
 }
 
@@ -354,6 +362,8 @@ Result<TxnOutcome> apply_plan(FileSystem& fs, const fs::path& root, const Archiv
   BeginRecord begin = make_begin(plan, work, outcome.id, now, options);
   if (auto r = check_space(fs, root, archive, work); !r)
     return fail(r.error().code, r.error().message + "\nNothing was changed.", r.error().subject);
+  if (auto r = stop_if_interrupted(options.interrupts, Checkpoint::Start); !r)
+    return fail(r.error().code, r.error().message + ": nothing was changed, the toolkit is as it was before.");
   if (auto r = write_begin(fs, root, begin); !r) {
     (void)fs.remove(txn_paths::journal(root));
     return fail(ErrorCode::Io, r.error().message + "\nThe install did not start: nothing was changed.",

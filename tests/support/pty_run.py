@@ -2,20 +2,24 @@
 """Runs a command on a pseudo-terminal, answers its first "Proceed?" with ANSWER, prints what it
 wrote and exits with its exit code: how the tests see a confirmation as a person at a terminal does.
 
-usage: pty_run.py [--before-answer SHELL_COMMAND] ANSWER COMMAND [ARG...]
+usage: pty_run.py [--before-answer SHELL_COMMAND | --signal-at-prompt SIGNAL] ANSWER COMMAND [ARG...]
 
 --before-answer runs SHELL_COMMAND (to completion) while the prompt waits, before answering: a
-second process changing the tree while the user reads the prompt."""
+second process changing the tree while the user reads the prompt. --signal-at-prompt sends SIGNAL
+(INT, TERM, HUP) to the command instead of answering: Ctrl-C (or a kill) while the prompt waits."""
 import os
 import pty
+import signal
 import subprocess
 import sys
 
 
 def main():
-    args, before = sys.argv[1:], None
+    args, before, sig = sys.argv[1:], None, None
     if args[0] == "--before-answer":
         before, args = args[1], args[2:]
+    elif args[0] == "--signal-at-prompt":
+        sig, args = getattr(signal, "SIG" + args[1]), args[2:]
     answer, argv = args[0].encode(), args[1:]
     pid, fd = pty.fork()
     if pid == 0:
@@ -32,7 +36,10 @@ def main():
         if not sent and b"Proceed?" in out:
             if before is not None:
                 subprocess.run(before, shell=True, check=True)
-            os.write(fd, answer + b"\n")
+            if sig is not None:
+                os.kill(pid, sig)
+            else:
+                os.write(fd, answer + b"\n")
             sent = True
     _, status = os.waitpid(pid, 0)
     sys.stdout.write(out.decode(errors="replace"))

@@ -10,9 +10,7 @@ namespace cudnn_install::test {
 
 fs::path corpus_archive(const std::string& file_name) { return fs::path(CORPUS_DIR) / "good" / file_name; }
 
-std::string corpus_args() {
-  return archive_args(corpus_archive("cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz"));
-}
+std::string corpus_args() { return archive_args(corpus_archive("cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz")); }
 
 void make_tree_with_old_cudnn(const fs::path& root) {
   make_linux_toolkit(root, 13000);
@@ -59,9 +57,10 @@ Prepared plan_against(const fs::path& root, ArchiveInfo archive) {
 }
 
 // A zip's entries are inflated on two threads, whatever this machine's core count.
-ApplyOptions two_threads() {
+ApplyOptions two_threads(Interrupts* interrupts) {
   ApplyOptions options;
   options.extract_threads = 2;
+  options.interrupts = interrupts;
   return options;
 }
 
@@ -73,17 +72,20 @@ Prepared prepare(const fs::path& root, const fs::path& archive_path) {
   return plan_against(root, std::move(*archive));
 }
 
-Result<TxnOutcome> install_through(FileSystem& fs, const fs::path& root, const fs::path& archive_path,
-                                   Reading reading) {
+Result<TxnOutcome> install_through(FileSystem& fs, const fs::path& root, const fs::path& archive_path, Reading reading,
+                                   Interrupts* interrupts) {
   if (reading == Reading::Archive) {
     auto p = prepare(root, archive_path);
-    return apply_plan(fs, root, p.archive, p.plan, two_threads());
+    return apply_plan(fs, root, p.archive, p.plan, two_threads(interrupts));
   }
   fs::create_directories(state_dir(root));  // the CLI's lock file made it
-  auto archive = inspect_and_spool(archive_path, NameCheck::Enforce, fs, spool_dir(root));
-  if (!archive) return std::unexpected(archive.error());
+  auto archive = inspect_and_spool(archive_path, NameCheck::Enforce, fs, spool_dir(root), {}, interrupts);
+  if (!archive) {
+    (void)remove_spool(fs, spool_dir(root));  // as the CLI's SpoolCleanup does
+    return std::unexpected(archive.error());
+  }
   auto p = plan_against(root, std::move(*archive));
-  auto outcome = apply_plan(fs, root, p.archive, p.plan, two_threads());
+  auto outcome = apply_plan(fs, root, p.archive, p.plan, two_threads(interrupts));
   (void)remove_spool(fs, spool_dir(root));
   return outcome;
 }

@@ -29,9 +29,11 @@ Prepared prepare(const std::filesystem::path& root, const std::filesystem::path&
 // the spool that inspecting a tar.xz for a real install fills (inspect_and_spool).
 enum class Reading { Archive, Spool };
 // What the CLI does under its lock, every write through `fs`: inspect (spooling when asked), plan,
-// apply (a zip's entries inflated on two threads), remove what is left of the spool.
+// apply (a zip's entries inflated on two threads), remove what is left of the spool. `interrupts`,
+// when given, is looked at by the spool and the transaction as the CLI's signal handlers are.
 Result<TxnOutcome> install_through(FileSystem& fs, const std::filesystem::path& root,
-                                   const std::filesystem::path& archive, Reading reading);
+                                   const std::filesystem::path& archive, Reading reading,
+                                   Interrupts* interrupts = nullptr);
 // Names of temporary files (".cudnn-install-*.tmp") left anywhere under root.
 std::vector<std::string> stray_temporaries(const std::filesystem::path& root);
 

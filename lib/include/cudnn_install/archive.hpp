@@ -13,6 +13,7 @@
 #include "cudnn_install/archive_reader.hpp"
 #include "cudnn_install/error.hpp"
 #include "cudnn_install/filesystem.hpp"
+#include "cudnn_install/interrupt.hpp"
 
 namespace cudnn_install {
 
@@ -55,8 +56,10 @@ Result<ArchiveInfo> inspect_archive(const std::filesystem::path& path, NameCheck
 // lists and checks the entries also copies every file into spool_dir (numbered files, never the
 // archive's names, on the toolkit's filesystem), so the xz stream is decoded once, not twice.
 // The copies are only ever renamed into place after the checks; remove_spool() clears the rest.
+// A signal seen in `interrupts` between entries or chunks stops it (ErrorCode::Interrupted, ...).
 Result<ArchiveInfo> inspect_and_spool(const std::filesystem::path& path, NameCheck check, FileSystem& fs,
-                                      const std::filesystem::path& spool_dir, const ReadProgress& progress = {});
+                                      const std::filesystem::path& spool_dir, const ReadProgress& progress = {},
+                                      Interrupts* interrupts = nullptr);
 // The same checks on a listing read before (archive_memo.hpp), without reading the archive.
 Result<ArchiveInfo> inspect_with_listing(const std::filesystem::path& path, NameCheck check, Listing listing);
 // Removes spool_dir and whatever is left in it (nothing there is fine).

@@ -23,6 +23,9 @@ enum class ErrorCode {
   EnvLimit,          // the PATH change would break a limit of the system (length)
   NoRelease,         // no cuDNN release matches the version, CUDA major and platform asked for
   Network,           // a download failed: no connection, an HTTP error, a dropped transfer
+  Interrupted,       // SIGINT, Ctrl-C, Ctrl-Break: stopped and rolled back (interrupt.hpp)
+  Terminated,        // SIGTERM, the console closed: stopped and rolled back
+  HungUp,            // SIGHUP: stopped and rolled back
 };
 
 struct Error {
@@ -47,6 +50,11 @@ enum class ExitCode : int {
   IoRolledBack = 4,  // I/O failure; the tree was restored
   VerifyFailed = 5,
   NothingToDo = 6,
+  // A signal stopped the command; what it had begun was rolled back (128 + the signal's number,
+  // as a shell reports a process the signal killed; the same numbers on Windows).
+  HungUp = 129,       // SIGHUP
+  Interrupted = 130,  // SIGINT; Ctrl-C or Ctrl-Break on Windows
+  Terminated = 143,   // SIGTERM; the console window closed, logoff or shutdown on Windows
 };
 
 ExitCode exit_code_for(ErrorCode code);

@@ -21,6 +21,7 @@
 #include "cudnn_install/env.hpp"
 #include "cudnn_install/file_stamps.hpp"
 #include "cudnn_install/filesystem.hpp"
+#include "cudnn_install/interrupt.hpp"
 #include "cudnn_install/plan.hpp"
 #include "cudnn_install/state_dir.hpp"
 
@@ -46,6 +47,10 @@ struct ApplyOptions {
   ProgressFn progress;                // may be empty
   EnvStore* env = nullptr;            // where plan.env_edit is made (the registry); needed only when there is one
   InUse in_use = InUse::Refuse;
+  // Looked at before the "begin" record, between files, between copy chunks and between renames:
+  // a signal stops the install, which is rolled back (its temporaries removed) before returning
+  // ErrorCode::Interrupted, Terminated or HungUp. nullptr: never interrupted.
+  Interrupts* interrupts = nullptr;
   unsigned extract_threads = 0;  // zip entries inflated at once; 0: one per core, at most kMaxExtractThreads
   // The time recorded for people (in the id and the journal); empty: the system clock. Never used
   // for order, so tests can set it back.

@@ -1,0 +1,39 @@
+// Signals that ask the tool to stop: SIGINT, SIGTERM, SIGHUP (POSIX); Ctrl-C, Ctrl-Break and the
+// console closing (Windows). The handler only records the signal in an atomic flag; the work that
+// may be interrupted (spooling, staging, the swap, the prompt) looks at the flag between its steps
+// and between copy chunks, stops, and rolls back what it did before the process exits with the
+// signal's exit code (ExitCode::Interrupted, Terminated, HungUp).
+#pragma once
+#include <memory>
+#include <string>
+
+#include "cudnn_install/error.hpp"
+
+namespace cudnn_install {
+
+enum class Interruption { None, Interrupt, Terminate, Hangup };
+
+// Where the flag is looked at: named in the message, and where the CLI's test hook pauses.
+enum class Checkpoint { Spool, Prompt, Start, Stage, Swap, Commit };
+
+class Interrupts {
+ public:
+  virtual ~Interrupts() = default;
+  // The first signal received, or None. Called from worker threads too (a zip's staging).
+  virtual Interruption raised(Checkpoint at) = 0;
+};
+
+// The process's own handlers, installed while the returned object lives (interrupt_posix.cpp,
+// interrupt_win32.cpp); the previous handlers are put back when it is destroyed.
+std::unique_ptr<Interrupts> catch_interrupts();
+
+// "SIGINT (Ctrl-C)", "SIGTERM", ...: how a message names what was received.
+std::string describe(Interruption interruption);
+ErrorCode error_code_for(Interruption interruption);  // Interrupted, Terminated or HungUp
+const char* describe(Checkpoint at);                  // "while copying the new files", ...
+
+// An error (ErrorCode::Interrupted, Terminated or HungUp) when a signal was received; nothing to
+// look at (nullptr) is never interrupted.
+Result<void> stop_if_interrupted(Interrupts* interrupts, Checkpoint at);
+
+}  // namespace cudnn_install

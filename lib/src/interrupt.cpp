@@ -1,0 +1,58 @@
+// What the platform handlers share: the names in messages and the check the work makes.
+#include "cudnn_install/interrupt.hpp"
+
+namespace cudnn_install {
+
+std::string describe(Interruption interruption) {
+  switch (interruption) {
+    case Interruption::Interrupt:
+      return "an interrupt (SIGINT, Ctrl-C)";
+    case Interruption::Terminate:
+      return "a request to terminate (SIGTERM, or the console closing)";
+    case Interruption::Hangup:
+      return "a hangup (SIGHUP)";
+    case Interruption::None:
+      break;
+  }
+  return "nothing";
+}
+
+ErrorCode error_code_for(Interruption interruption) {
+  switch (interruption) {
+    case Interruption::Terminate:
+      return ErrorCode::Terminated;
+    case Interruption::Hangup:
+      return ErrorCode::HungUp;
+    case Interruption::Interrupt:
+    case Interruption::None:
+      break;
+  }
+  return ErrorCode::Interrupted;
+}
+
+const char* describe(Checkpoint at) {
+  switch (at) {
+    case Checkpoint::Spool:
+      return "while reading the archive";
+    case Checkpoint::Prompt:
+      return "at the prompt";
+    case Checkpoint::Start:
+      return "before the install began";
+    case Checkpoint::Stage:
+      return "while copying the new files";
+    case Checkpoint::Swap:
+      return "while moving the new files into place";
+    case Checkpoint::Commit:
+      return "before the install was committed";
+  }
+  return "";
+}
+
+Result<void> stop_if_interrupted(Interrupts* interrupts, Checkpoint at) {
+  if (!interrupts) return {};
+  Interruption raised = interrupts->raised(at);
+  if (raised == Interruption::None) return {};
+  return fail(error_code_for(raised), "stopped by " + describe(raised) + " " + describe(at));
+}
+
+}  // namespace cudnn_install
