@@ -21,9 +21,11 @@ std::string installed_cudnn(const Toolkit& tk) {
 // `rc` becomes the exit code of a state that could not be recovered or read (a record that cannot be
 // trusted, a damaged journal: exit 3); what could be read is shown all the same.
 nlohmann::json toolkit_status(const Toolkit& tk, const Options& o, int& rc) {
-  if (has_pending_journal(tk.root)) {
+  nlohmann::json cleaned = nlohmann::json::array();
+  if (has_pending_journal(tk.root) || has_state_debris(tk.root)) {
     auto session = open_session(tk.root, o);  // recovers, and says so
     if (!session) rc = report_error(session.error(), o);
+    if (session) cleaned = session->recovered.cleaned;
   }
   auto fs = make_real_filesystem();
   nlohmann::json history = nlohmann::json::array();
@@ -39,10 +41,10 @@ nlohmann::json toolkit_status(const Toolkit& tk, const Options& o, int& rc) {
                          {"files", h.files},
                          {"path_entry", h.path_entry}});
   std::string cudnn = installed_cudnn(tk);
-  return {{"root", tk.root.string()},   {"cuda_version", tk.version.to_string()},
-          {"found_by", tk.found_by},    {"cudnn_version", cudnn.empty() ? nlohmann::json() : nlohmann::json(cudnn)},
-          {"transactions", history},    {"pending_journal", has_pending_journal(tk.root)},
-          {"path_state", env_state(tk)}};
+  return {{"root", tk.root.string()},    {"cuda_version", tk.version.to_string()},
+          {"found_by", tk.found_by},     {"cudnn_version", cudnn.empty() ? nlohmann::json() : nlohmann::json(cudnn)},
+          {"transactions", history},     {"pending_journal", has_pending_journal(tk.root)},
+          {"path_state", env_state(tk)}, {"cleaned", cleaned}};
 }
 
 void print_text(const nlohmann::json& tk) {
@@ -56,6 +58,7 @@ void print_text(const nlohmann::json& tk) {
                              h["archive"].get<std::string>(), h["files"].get<size_t>(),
                              &h == &tk["transactions"].back() ? "  <- --rollback undoes this" : "");
   std::cout << "  path   " << tk["path_state"].get<std::string>() << "\n";
+  for (const auto& c : tk["cleaned"]) std::cout << "  cleaned  " << c.get<std::string>() << "\n";
   if (tk["pending_journal"].get<bool>())
     std::cout << "  an interrupted transaction is pending: run any command to recover\n";
 }

@@ -34,6 +34,10 @@ void log_into_state_dir(const std::filesystem::path& root) {
 }
 
 void say_recovered(const Recovery& r, const Options& o) {
+  for (const auto& c : r.cleaned) {
+    spdlog::info("recovery: removed {}", c);
+    if (o.verbosity != Verbosity::Quiet) std::cerr << "cudnn-install: recovery: removed " << c << "\n";
+  }
   if (r.what == Recovery::What::Nothing || o.verbosity == Verbosity::Quiet) return;
   const char* what = r.what == Recovery::What::RolledBack  ? "rolled back the interrupted transaction"
                      : r.what == Recovery::What::Completed ? "completed the committed transaction"

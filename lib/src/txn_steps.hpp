@@ -2,6 +2,7 @@
 #pragma once
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "cudnn_install/env.hpp"
 #include "cudnn_install/error.hpp"
@@ -30,6 +31,9 @@ Result<void> undo_env_edit(EnvStore* env, const BeginRecord& begin);
 // The sequence number of the next transaction: one past the newest in history/ (ids of builds
 // before sequence numbers count as 0, older than any numbered one).
 Result<std::uint64_t> next_sequence(FileSystem& fs, const std::filesystem::path& root);
+// Removes the spool and the state files' temporaries of dead processes (txn_debris.cpp); returns
+// what it removed, root-relative, with why.
+Result<std::vector<std::string>> remove_state_debris(FileSystem& fs, const std::filesystem::path& root);
 // Moves a committed journal into history/ and prunes transactions beyond kKeptTransactions.
 Result<void> file_committed(FileSystem& fs, const std::filesystem::path& root, const std::string& id);
 

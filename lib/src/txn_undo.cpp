@@ -284,9 +284,9 @@ Result<void> check_torn_begin(FileSystem& fs, const fs::path& root, const std::s
 
 }  // namespace
 
-Result<Recovery> recover(FileSystem& fs, const fs::path& root, EnvStore* env) {
-  // Copies an interrupted run made before its "begin" record: never part of the tree.
-  TRY(remove_spool(fs, spool_dir(root)));
+namespace {
+
+Result<Recovery> recover_journal(FileSystem& fs, const fs::path& root, EnvStore* env) {
   TRY_ASSIGN(bool there, state_file(fs, txn_paths::journal(root)));
   if (!there) return Recovery{};
   TRY_ASSIGN(auto text, fs.read_file(txn_paths::journal(root)));
@@ -295,20 +295,31 @@ Result<Recovery> recover(FileSystem& fs, const fs::path& root, EnvStore* env) {
   if (!st.damage.empty()) return damaged_journal(root, st.damage, st.begin ? st.begin->id : id_in_torn_text(text));
   if (st.begin && st.committed) {
     TRY(file_committed(fs, root, st.begin->id));
-    return Recovery{Recovery::What::Completed, st.begin->id};
+    return Recovery{Recovery::What::Completed, st.begin->id, {}};
   }
   if (st.begin) {
     TRY(finish_undo(fs, root, *st.begin, env, st.staged ? SwapPhase::MayHaveStarted : SwapPhase::NotStarted));
     TRY(fs.remove(txn_paths::journal(root)));
-    return Recovery{Recovery::What::RolledBack, st.begin->id};
+    return Recovery{Recovery::What::RolledBack, st.begin->id, {}};
   }
   if (st.undo_of) {
     TRY(finish_rollback(fs, root, *st.undo_of, env));
-    return Recovery{Recovery::What::UndoFinished, *st.undo_of};
+    return Recovery{Recovery::What::UndoFinished, *st.undo_of, {}};
   }
   TRY(check_torn_begin(fs, root, text));
   TRY(fs.remove(txn_paths::journal(root)));  // a torn "begin": nothing was changed
   return Recovery{};
+}
+
+}  // namespace
+
+Result<Recovery> recover(FileSystem& fs, const fs::path& root, EnvStore* env) {
+  // Copies an interrupted run made before its "begin" record (never part of the tree), and the
+  // state files' temporaries of runs killed while writing them.
+  TRY_ASSIGN(auto cleaned, remove_state_debris(fs, root));
+  TRY_ASSIGN(auto recovery, recover_journal(fs, root, env));
+  recovery.cleaned = std::move(cleaned);
+  return recovery;
 }
 
 Result<std::vector<HistoryItem>> read_history(FileSystem& fs, const fs::path& root) {

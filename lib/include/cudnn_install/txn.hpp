@@ -77,9 +77,13 @@ struct Recovery {
   enum class What { Nothing, RolledBack, Completed, UndoFinished };
   What what = What::Nothing;
   std::string id;
+  // Debris removed, each root-relative with why: a spool, and temporaries of the state files (stamps.json,
+  // archives.json: "<name>.tmp-<PID>") whose process is no longer running.
+  std::vector<std::string> cleaned;
 };
 // Finishes whatever a crashed run left: an uncommitted install is rolled back, a committed one
-// is filed in history, an interrupted --rollback is completed. Every command runs this first.
+// is filed in history, an interrupted --rollback is completed, and debris a killed run left
+// behind is removed (Recovery::cleaned). Every command that may write runs this first.
 // `env` is needed only when a transaction changed the registry PATH (Windows).
 Result<Recovery> recover(FileSystem& fs, const std::filesystem::path& root, EnvStore* env = nullptr);
 
@@ -101,5 +105,7 @@ Result<std::vector<HistoryItem>> uninstall_all(FileSystem& fs, const std::filesy
                                                EnvStore* env = nullptr);
 
 bool has_pending_journal(const std::filesystem::path& root);
+// Whether recover() would remove debris (a spool, a state file's temporary of a dead process).
+bool has_state_debris(const std::filesystem::path& root);
 
 }  // namespace cudnn_install

@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "base/try.hpp"
+#include "base/util.hpp"
 #include "cudnn_install/process.hpp"
 
 namespace fs = std::filesystem;
@@ -179,6 +180,11 @@ std::unique_ptr<ProcessRunner> make_process_runner() { return std::make_unique<P
 fs::path current_executable() {
   std::error_code ec;
   return fs::read_symlink("/proc/self/exe", ec);
+}
+
+bool util::process_running(long pid) {
+  if (pid <= 0) return false;
+  return ::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM;  // EPERM: another user's process
 }
 
 }  // namespace cudnn_install

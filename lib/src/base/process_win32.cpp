@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "base/try.hpp"
+#include "base/util.hpp"
 #include "base/win32_util.hpp"
 #include "cudnn_install/process.hpp"
 
@@ -253,6 +254,15 @@ fs::path current_executable() {
   DWORD n = GetModuleFileNameW(nullptr, buf.data(), static_cast<DWORD>(buf.size()));
   buf.resize(n);
   return fs::path(buf);
+}
+
+bool util::process_running(long pid) {
+  if (pid <= 0) return false;
+  HANDLE process = OpenProcess(SYNCHRONIZE | PROCESS_QUERY_LIMITED_INFORMATION, FALSE, static_cast<DWORD>(pid));
+  if (!process) return GetLastError() == ERROR_ACCESS_DENIED;  // exists, but not ours to open
+  bool running = WaitForSingleObject(process, 0) == WAIT_TIMEOUT;
+  CloseHandle(process);
+  return running;
 }
 
 }  // namespace cudnn_install

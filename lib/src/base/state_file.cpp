@@ -16,10 +16,24 @@ StateFileWriter::StateFileWriter(FileSystem& fs, fs::path path, fs::path temp, s
 
 Result<StateFileWriter> StateFileWriter::start(FileSystem& fs, const fs::path& path) {
   fs::path temp = path;
-  temp += ".tmp-" + std::to_string(util::process_id());
-  (void)fs.remove(temp);  // left by a crash of an earlier run
+  temp += ".tmp-" + std::to_string(util::process_id());  // state_temp_pid() reads it back
+  (void)fs.remove(temp);                                 // left by a crash of an earlier run
   TRY_ASSIGN(auto out, fs.create_new(temp, 0644));
   return StateFileWriter(fs, path, temp, std::move(out));
+}
+
+std::optional<long> state_temp_pid(std::string_view name, std::string_view file_name) {
+  constexpr std::string_view kTempMark = ".tmp-";
+  if (!name.starts_with(file_name) || name.substr(file_name.size()).substr(0, kTempMark.size()) != kTempMark)
+    return std::nullopt;
+  std::string_view digits = name.substr(file_name.size() + kTempMark.size());
+  if (digits.empty() || digits.size() > 10 || digits[0] == '0') return std::nullopt;
+  long pid = 0;
+  for (char c : digits) {
+    if (c < '0' || c > '9') return std::nullopt;
+    pid = pid * 10 + (c - '0');
+  }
+  return pid;
 }
 
 StateFileWriter::~StateFileWriter() {

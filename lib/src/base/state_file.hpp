@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string_view>
 
 #include "cudnn_install/error.hpp"
@@ -29,6 +30,10 @@ class StateFileWriter {
   std::filesystem::path path_, temp_;
   std::unique_ptr<OutputFile> out_;
 };
+
+// The PID in the name of a temporary that start() makes for `file_name` ("stamps.json.tmp-4242"),
+// or nullopt when `name` is not exactly such a temporary.
+std::optional<long> state_temp_pid(std::string_view name, std::string_view file_name);
 
 // start() + commit() in one step.
 Result<void> replace_state_file(FileSystem& fs, const std::filesystem::path& path, std::string_view text);

@@ -35,6 +35,9 @@ inline std::string lower(std::string s) {
 
 // The calling process's ID, and broken-down UTC time (gmtime_r/gmtime_s: both thread-safe).
 long process_id();
+// Whether a process with this PID runs now (one that exists but is not ours counts too); this
+// process's own PID is running. Defined with the platform's process code (base/process_*.cpp).
+bool process_running(long pid);
 std::tm utc_time(std::time_t t);
 // Now, UTC, ISO 8601 to the second: "2026-12-02T18:06:23Z".
 std::string utc_now();
