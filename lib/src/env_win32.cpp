@@ -16,9 +16,10 @@ const wchar_t* subkey(EnvScope scope) {
 }
 
 std::unexpected<Error> registry_error(const std::string& what, EnvScope scope, LONG rc) {
-  std::string hint = rc == ERROR_ACCESS_DENIED && scope == EnvScope::System
-                         ? " (the system PATH needs an administrator: run from an elevated prompt, or drop --system)"
-                         : "";
+  std::string hint =
+      rc == ERROR_ACCESS_DENIED && scope == EnvScope::System
+          ? " (the system PATH needs an administrator: " + std::string(win32::kElevationHint) + ", or drop --system)"
+          : "";
   return fail(ErrorCode::Io, what + " " + to_string(scope) + ": " + win32::error_text(static_cast<DWORD>(rc)) + hint);
 }
 

@@ -20,7 +20,7 @@ std::unexpected<Error> os_error(const std::string& what, const fs::path& path, D
   if (err == ERROR_DISK_FULL || err == ERROR_HANDLE_DISK_FULL)
     hint = " (the disk is full)";
   else if (err == ERROR_ACCESS_DENIED)
-    hint = " (access denied: run as administrator to change the toolkit)";
+    hint = " (access denied: " + std::string(win32::kElevationHint) + ")";
   else if (err == ERROR_SHARING_VIOLATION || err == ERROR_USER_MAPPED_FILE || err == ERROR_LOCK_VIOLATION)
     hint = " (the file is in use by a running program: close it, or pass --replace-in-use)";
   return fail(ErrorCode::Io, what + " '" + path.string() + "': " + win32::error_text(err) + hint, path.string());

@@ -75,8 +75,8 @@ Result<void> open_state_dir(const fs::path& root) {
   fs::path dir = state_dir(root);
   if (!CreateDirectoryW(dir.c_str(), nullptr) && GetLastError() != ERROR_ALREADY_EXISTS)
     return fail(ErrorCode::Io,
-                "cannot create '" + dir.string() + "': " + win32::error_text(GetLastError()) +
-                    " (run as an administrator to change the toolkit)",
+                "cannot create '" + dir.string() + "': " + win32::error_text(GetLastError()) + " (" +
+                    std::string(win32::kElevationHint) + ")",
                 dir.string());
   DWORD attributes = GetFileAttributesW(dir.c_str());
   if (attributes == INVALID_FILE_ATTRIBUTES)

@@ -203,6 +203,12 @@ TEST(WinFileVersion, ReadsTheVersionResource) {
   EXPECT_FALSE(dll_file_version(dir.path() / "not-a-dll.dll"));
 }
 
+// cudnn-install.exe itself carries a version resource (app/windows/cudnn-install.rc.in), read
+// through GetFileVersionInfoW as Explorer's Details tab reads it (issue 20).
+TEST(WinFileVersion, TheExeCarriesItsOwnVersion) {
+  EXPECT_EQ(dll_file_version(CLI_PATH).value_or("none"), std::string(PROJECT_VERSION_TEXT) + ".0");
+}
+
 TEST(WinLocks, ALoadedDllIsInUseAndHoldersAreUnknownUnderWine) {
   TempDir dir;
   fs::path dll = dir.path() / "cudnn64_8.dll";

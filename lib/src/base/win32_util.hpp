@@ -11,6 +11,11 @@ std::wstring widen(std::string_view utf8);
 std::string narrow(std::wstring_view utf16);
 // "Access is denied. (error 5)"
 std::string error_text(DWORD code);
+// What to do when Windows denies a change that needs an administrator (a toolkit under
+// C:\Program Files, the machine's environment): this program runs asInvoker (its manifest), so
+// it must be started elevated.
+inline constexpr std::string_view kElevationHint =
+    "run this from an Administrator PowerShell (right-click PowerShell, \"Run as administrator\")";
 
 // Closes a HANDLE when it goes out of scope.
 class Handle {
