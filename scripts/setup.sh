@@ -14,6 +14,7 @@ packages=(
   bc time                  # bench/install-speed.sh
   ansible-core             # the Ansible role's test (packaging/ansible)
   python3-jsonschema       # the JSON answers checked against docs/schema (scripts/check-json-answer.py)
+  python3-yaml             # the winget manifests checked against their schemas (tests/package_manifests.py)
 )
 missing=()
 for p in "${packages[@]}"; do
