@@ -163,7 +163,8 @@ tk=$host_cuda/v12.3
 tree_before=$(snapshot "$tk")
 typed "$exe --version"
 check "--version" rc_is 0
-check "--version names the release" says "0."
+release_version=$(basename "$release_zip" | sed -n 's/^cudnn-install-\(.*\)-windows-x86_64\.zip$/\1/p')
+check "--version names the release's version" says "cudnn-install $release_version"
 path_before=$(path_now)
 check "the user Path is REG_EXPAND_SZ of over 3000 characters" \
   test "${path_before%% *}" = 2 -a "${#user_path}" -ge 3000
