@@ -15,6 +15,7 @@
 #include "cudnn_install/env.hpp"
 #include "cudnn_install/error.hpp"
 #include "cudnn_install/filesystem.hpp"
+#include "cudnn_install/install.hpp"
 #include "cudnn_install/interrupt.hpp"
 #include "cudnn_install/locks.hpp"
 #include "cudnn_install/plan.hpp"
@@ -128,14 +129,8 @@ std::vector<WatchedFile> files_replaced(const Plan& plan, const std::filesystem:
 Result<void> check_holders(const std::vector<WatchedFile>& files, const Options& options);
 void report_still_running_old(const std::vector<WatchedFile>& files, const Options& options);
 
-// The environment step of an install, one file per platform: the loader configuration on Linux
-// (env_cli_posix.cpp), the registry PATH on Windows (env_cli_win32.cpp).
-struct EnvStep {
-  std::vector<GeneratedFile> files;  // Linux: the ld.so.conf.d entry, installed by the transaction
-  std::optional<EnvEdit> edit;       // Windows: the PATH value, changed by the transaction
-  std::string entry;                 // the directory the edit puts on PATH
-  std::vector<std::string> lines;    // what the plan shows: the proposal, shadowing copies
-};
+// The environment step of an install (install.hpp's EnvStep), one file per platform: the loader
+// configuration on Linux (env_cli_posix.cpp), the registry PATH on Windows (env_cli_win32.cpp).
 Result<EnvStep> plan_env_step(const Toolkit& toolkit, int cudnn_major, const Options& options);
 // What a transaction (or its undo) changed outside the toolkit.
 struct EnvChanged {

@@ -1,59 +1,25 @@
-// `cudnn-install ARCHIVE`: inspect -> choose toolkit -> lock -> recover -> scan -> plan -> confirm -> apply.
+// `cudnn-install ARCHIVE`: choose the toolkit, open the session (lock, recovery), then the library's
+// install() (install.hpp) with this file's hooks: show the plan, check holders, ask. Then print
+// what it did and verify.
 #include <spdlog/spdlog.h>
 
 #include <iostream>
 
 #include "cli.hpp"
 #include "cudnn_install/archive.hpp"
-#include "cudnn_install/file_stamps.hpp"
+#include "cudnn_install/install.hpp"
 #include "cudnn_install/plan.hpp"
 #include "cudnn_install/preview.hpp"
 #include "cudnn_install/report.hpp"
 #include "cudnn_install/state_lock.hpp"
 #include "cudnn_install/toolkit.hpp"
 #include "cudnn_install/txn.hpp"
-#include "inspect.hpp"
 #include "progress.hpp"
 
 namespace cudnn_install::cli {
 namespace {
 
-// The plan, and how many existing files had to be read to compare them (the others had stamps).
-struct Planned {
-  Plan plan;
-  std::size_t files_read = 0;
-  std::vector<RuntimeNeed> runtime_needs;  // Windows: zlibwapi.dll, the VC++ runtime
-};
-
-Result<Planned> plan_for(const ArchiveInfo& archive, const Toolkit& toolkit, const EnvStep& env, FileSystem& fs) {
-  FileStamps stamps = read_file_stamps(fs, toolkit.root);
-  auto tree = scan_tree(fs, archive, toolkit, known_crc_from(fs, stamps));
-  if (!tree) return std::unexpected(tree.error());
-  spdlog::debug("{} existing files read to compare them, the others known from their stamps", tree->files_read);
-  PlanOptions options;
-  options.generated = env.files;
-  options.env_edit = env.edit;
-  options.env_entry = env.entry;
-  auto plan = make_plan(archive, toolkit, *tree, options);
-  if (!plan) return std::unexpected(plan.error());
-  return Planned{std::move(*plan), tree->files_read, {}};
-}
-
-// Stamps the files the plan put in place (or found identical), so that installing the same
-// archive again compares them without reading them. A cache: failing costs only that.
-void stamp_installed(FileSystem& fs, const Toolkit& toolkit, const Plan& plan,
-                     const std::map<std::string, FileStamp>& written = {}) {
-  std::vector<std::string> files;
-  for (const auto& s : plan.steps)
-    if (s.type == EntryType::File &&
-        (s.action == Action::Create || s.action == Action::Overwrite || s.action == Action::SkipIdentical))
-      files.push_back(s.target);
-  auto stamped = stamp_files(fs, toolkit.root, files, written);
-  if (!stamped)
-    spdlog::warn("could not stamp the installed files ({}); nothing else is affected", stamped.error().message);
-  else
-    spdlog::debug("{} of {} installed files stamped", *stamped, files.size());
-}
+NameCheck name_check(const Options& o) { return o.force_name ? NameCheck::Skip : NameCheck::Enforce; }
 
 EnvChanged env_changed_by(const Plan& plan) {
   EnvChanged changed;
@@ -67,13 +33,6 @@ void print_env_step(const EnvStep& env, const Options& o) {
   if (o.format == Format::Json) answer()["environment"] = env.lines;
   if (o.format != Format::Text || o.verbosity == Verbosity::Quiet) return;
   for (const auto& line : env.lines) std::cout << line << "\n";
-}
-
-// What the archive's cuDNN needs on Windows besides its own files (the rules doctor uses).
-std::vector<RuntimeNeed> runtime_needs_of(const ArchiveInfo& archive, const Toolkit& toolkit) {
-  if (toolkit.os != TargetOs::Windows) return {};
-  const CudnnVersion& v = archive.header_version;
-  return windows_runtime_needs(v.major, v.minor, toolkit.root / toolkit.bin_dir, windows_runtime_evidence(toolkit));
 }
 
 void print_runtime_needs(const std::vector<RuntimeNeed>& needs, const Options& o) {
@@ -107,17 +66,11 @@ void print_plan(const Plan& plan, const Inspected& in, const Toolkit& toolkit, c
   }
 }
 
-// The environment step and the plan, both shown: what a dry run prints and a real run asks about.
-Result<Planned> plan_and_show(const Inspected& in, const Toolkit& toolkit, FileSystem& fs, const Options& o) {
-  auto env = plan_env_step(toolkit, in.archive.header_version.major, o);
-  if (!env) return std::unexpected(env.error());
-  auto planned = plan_for(in.archive, toolkit, *env, fs);
-  if (!planned) return planned;
-  print_plan(planned->plan, in, toolkit, o);
-  print_env_step(*env, o);
-  planned->runtime_needs = runtime_needs_of(in.archive, toolkit);
-  print_runtime_needs(planned->runtime_needs, o);
-  return planned;
+// The plan, its environment step and what cuDNN still needs: what a dry run prints and a real run asks about.
+void show_planned(const PlannedInstall& p, const Toolkit& toolkit, const Options& o) {
+  print_plan(p.plan, p.inspected, toolkit, o);
+  print_env_step(p.env, o);
+  print_runtime_needs(p.runtime_needs, o);
 }
 
 // After an install that found something the cuDNN still needs: where to look at the whole setup.
@@ -153,64 +106,43 @@ std::vector<std::string> undo_command(const Toolkit& toolkit) {
   return {std::string(exe.begin(), exe.end()), "--rollback", "--cuda-root", std::string(root.begin(), root.end())};
 }
 
+// The same for people to paste into their shell.
+std::string undo_text(const Toolkit& toolkit) {
+  return command_to_paste({"--rollback", "--cuda-root", path_arg(toolkit.root)});
+}
+
 // A signal that came too late to stop the install (after its commit record): the install stands,
 // and the command stops there, before verifying, with the signal's exit code.
-int interrupted_after_commit(Interruption late, const Toolkit& toolkit, const TxnOutcome& outcome, const Options& o) {
+int interrupted_after_commit(Interruption late, const Toolkit& toolkit, const TxnOutcome& txn, const Options& o) {
   return report_error(Error{error_code_for(late),
-                            describe(late) + " came after the install was committed (transaction " + outcome.id +
-                                "): cuDNN is installed, not verified. Undo it with: " +
-                                command_to_paste({"--rollback", "--cuda-root", path_arg(toolkit.root)}),
+                            describe(late) + " came after the install was committed (transaction " + txn.id +
+                                "): cuDNN is installed, not verified. Undo it with: " + undo_text(toolkit),
                             ""},
                       o);
 }
 
-// Applies the plan, verifies it; `committed` tells whether the install stands (whatever the exit code).
-int apply(const ArchiveInfo& archive, const Toolkit& toolkit, const Plan& plan, const std::string& sha256,
-          Session& session, const Options& o, bool& committed) {
-  ProgressBar bar(o);
-  ApplyOptions options;
-  options.sha256 = sha256;
-  options.progress = bar.callback();
-  options.env = session.env.get();
-  options.in_use = o.replace_in_use ? InUse::RenameAside : InUse::Refuse;
-  options.interrupts = session.interrupts.get();
-  auto outcome = apply_plan(*session.fs, toolkit.root, archive, plan, options);
-  if (!outcome) return report_error(outcome.error(), o);
-  committed = true;
-  auto late = session.interrupts ? session.interrupts->raised(Checkpoint::Commit) : Interruption::None;
-  session.interrupts.reset();  // from here on (verify, the benchmark) a signal ends the process as usual
-  if (late != Interruption::None) {
-    stamp_installed(*session.fs, toolkit, plan, outcome->written);
-    return interrupted_after_commit(late, toolkit, *outcome, o);
-  }
+// What the install did, then the verification; returns the exit code.
+int report_installed(const InstallResult& result, const Toolkit& toolkit, const Options& o) {
+  const TxnOutcome& txn = *result.txn;
+  const Plan& plan = result.planned.plan;
   answer()["result"] = "installed";
   answer()["changed"] = true;
-  answer()["transaction"] = {{"id", outcome->id},
-                             {"files_written", outcome->files_written},
-                             {"files_removed", outcome->files_removed},
-                             {"files_unchanged", outcome->files_unchanged},
+  answer()["transaction"] = {{"id", txn.id},
+                             {"files_written", txn.files_written},
+                             {"files_removed", txn.files_removed},
+                             {"files_unchanged", txn.files_unchanged},
                              {"undo", undo_command(toolkit)}};
-  if (o.format == Format::Text && o.verbosity != Verbosity::Quiet)
+  bool text = o.format == Format::Text && o.verbosity != Verbosity::Quiet;
+  if (text)
     std::cout << "\ninstalled cuDNN " << plan.cudnn_version << " into " << toolkit.root.string() << " (transaction "
-              << outcome->id << "): " << outcome->files_written << " files written, " << outcome->files_removed
-              << " removed, " << outcome->files_unchanged
-              << " unchanged.\nundo with: " << command_to_paste({"--rollback", "--cuda-root", path_arg(toolkit.root)})
-              << "\n";
-  if (o.replace_in_use && o.format == Format::Text && o.verbosity != Verbosity::Quiet)
+              << txn.id << "): " << txn.files_written << " files written, " << txn.files_removed << " removed, "
+              << txn.files_unchanged << " unchanged.\nundo with: " << undo_text(toolkit) << "\n";
+  if (o.replace_in_use && text)
     std::cout << "--replace-in-use: programs that had old cuDNN DLLs loaded keep them until they restart (or until a "
                  "reboot); the old files are deleted once no program uses them.\n";
-  spdlog::info("committed transaction {}", outcome->id);
-  stamp_installed(*session.fs, toolkit, plan, outcome->written);
   if (o.no_verify) return 0;
-  if (o.format == Format::Text && o.verbosity != Verbosity::Quiet) std::cout << "\n";
+  if (text) std::cout << "\n";
   return run_verify(toolkit, plan.cudnn_version, o);
-}
-
-// Stopped while the archive was read into the spool: nothing else was written, and the spool goes.
-Error nothing_changed_if_interrupted(Error error) {
-  if (error.code == ErrorCode::Interrupted || error.code == ErrorCode::Terminated || error.code == ErrorCode::HungUp)
-    error.message += ": nothing was changed, the toolkit is as it was before.";
-  return error;
 }
 
 // The toolkit is chosen from the file name alone, so that a tar.xz can be decoded once, straight
@@ -222,21 +154,43 @@ Result<Toolkit> toolkit_for(const Options& o) {
                         name ? std::optional(name->cuda.major) : std::nullopt);
 }
 
+constexpr std::uint64_t kShowProgressFrom = 64u << 20;  // smaller archives take well under a second
+
+// The flags as the library's request; `spooling` and `apply` filled in by the caller.
+InstallRequest install_request(const Options& o, Spooling spooling) {
+  InstallRequest request;
+  request.archive = o.archive;
+  request.manifest = o.manifest;
+  request.name_check = name_check(o);
+  request.spooling = spooling;
+  request.apply.in_use = o.replace_in_use ? InUse::RenameAside : InUse::Refuse;
+  return request;
+}
+
+InstallServices install_services(FileSystem& fs, const Options& o) {
+  InstallServices services{fs, {}, {}, {}, {}};
+  services.plan_env = [&o](const Toolkit& toolkit, int cudnn_major) { return plan_env_step(toolkit, cudnn_major, o); };
+  services.runtime_evidence = windows_runtime_evidence;
+  services.read_progress = percent_line(o, "reading", kShowProgressFrom);
+  services.hash_progress = percent_line(o, "sha256", kShowProgressFrom);
+  return services;
+}
+
 // Writes nothing: the archive is listed (a tar.xz decoded into nothing), the plan shown.
 // It also foresees what the real run would stop at (the lock, rights, space, programs holding
 // files with --require-no-holders): "would fail: ..." with the real run's exit code.
 int dry_run(const Toolkit& toolkit, const Options& o) {
   auto fs = make_real_filesystem();
   if (auto lock = check_state_lock_possible(*fs, toolkit.root); !lock) return report_would_fail(lock.error(), o);
-  auto inspected = inspect_and_check(toolkit, *fs, Spooling::None, o);
-  if (!inspected) return report_error(inspected.error(), o);
+  auto services = install_services(*fs, o);
+  auto planned = plan_install(install_request(o, Spooling::None), toolkit, services);
+  if (!planned) return report_error(planned.error(), o);
   if (has_pending_journal(toolkit.root))
     spdlog::warn("an interrupted transaction is pending in {}; the next real run will restore it first",
                  toolkit.root.string());
   answer()["dry_run"] = true;
   answer()["result"] = "dry_run";
-  auto planned = plan_and_show(*inspected, toolkit, *fs, o);
-  if (!planned) return report_error(planned.error(), o);
+  show_planned(*planned, toolkit, o);
   answer()["changed"] = planned->plan.changes_anything();  // what the real run would do
   if (planned->plan.changes_anything()) {
     if (auto ok = check_holders(files_replaced(planned->plan, toolkit.root), o); !ok)
@@ -252,6 +206,14 @@ int dry_run(const Toolkit& toolkit, const Options& o) {
   return 0;
 }
 
+int report_already_installed(const Plan& plan, const Options& o) {
+  answer()["result"] = "already_installed";
+  if (o.format == Format::Text)  // the blank line parts it from the plan, which -q does not show
+    std::cout << (o.verbosity == Verbosity::Quiet ? "" : "\n") << "cuDNN " << plan.cudnn_version
+              << " is already installed here: nothing to do.\n";
+  return 0;
+}
+
 }  // namespace
 
 int cmd_install(const Options& o) {
@@ -260,33 +222,32 @@ int cmd_install(const Options& o) {
   if (o.mode == Mode::DryRun) return dry_run(*toolkit, o);
   auto session = open_session(toolkit->root, o);
   if (!session) return report_error(session.error(), o);
-  SpoolCleanup cleanup{*session->fs, spool_dir(toolkit->root)};
-  auto inspected = inspect_and_check(*toolkit, *session->fs, Spooling::IntoToolkit, o, session->interrupts.get());
-  if (!inspected) return report_error(nothing_changed_if_interrupted(inspected.error()), o);
-  const ArchiveInfo& archive = inspected->archive;
-  auto planned = plan_and_show(*inspected, *toolkit, *session->fs, o);
-  if (!planned) return report_error(planned.error(), o);
-  const Plan& plan = planned->plan;
-  if (!plan.changes_anything()) {
-    answer()["result"] = "already_installed";
-    remember(*session->fs, *toolkit, *inspected);
-    if (planned->files_read > 0) stamp_installed(*session->fs, *toolkit, plan);
-    if (o.format == Format::Text)  // the blank line parts it from the plan, which -q does not show
-      std::cout << (o.verbosity == Verbosity::Quiet ? "" : "\n") << "cuDNN " << plan.cudnn_version
-                << " is already installed here: nothing to do.\n";
-    return 0;
-  }
-  auto replaced = files_replaced(plan, toolkit->root);
-  if (auto ok = check_holders(replaced, o); !ok) return report_error(ok.error(), o);
-  if (auto ok = allow_writes_outside(dirs_outside_real_root(toolkit->root, plan), o, "install"); !ok)
-    return report_error(ok.error(), o);
-  if (auto ok = confirm(o, "install", session->interrupts.get()); !ok) return report_error(ok.error(), o);
-  bool installed = false;
-  int rc = apply(archive, *toolkit, plan, inspected->integrity.sha256, *session, o, installed);
-  if (installed) remember(*session->fs, *toolkit, *inspected);
-  if (installed) report_still_running_old(replaced, o);
-  if (installed) after_env_change(env_changed_by(plan), o);
-  if (installed) point_to_doctor(planned->runtime_needs, *toolkit, o);
+  ProgressBar bar(o);
+  auto request = install_request(o, Spooling::IntoToolkit);
+  request.apply.progress = bar.callback();
+  request.apply.env = session->env.get();
+  request.apply.interrupts = session->interrupts.get();
+  auto services = install_services(*session->fs, o);
+  std::vector<WatchedFile> replaced;
+  InstallHooks hooks;
+  hooks.show = [&](const PlannedInstall& p) { show_planned(p, *toolkit, o); };
+  hooks.approve = [&](const PlannedInstall& p) -> Result<void> {
+    replaced = files_replaced(p.plan, toolkit->root);
+    if (auto ok = check_holders(replaced, o); !ok) return ok;
+    if (auto ok = allow_writes_outside(dirs_outside_real_root(toolkit->root, p.plan), o, "install"); !ok) return ok;
+    return confirm(o, "install", session->interrupts.get());
+  };
+  auto result = install(request, *toolkit, services, hooks);
+  bar.end_line();
+  if (!result) return report_error(result.error(), o);
+  if (!result->txn) return report_already_installed(result->planned.plan, o);
+  session->interrupts.reset();  // from here on (verify, the benchmark) a signal ends the process as usual
+  int rc = result->late_signal != Interruption::None
+               ? interrupted_after_commit(result->late_signal, *toolkit, *result->txn, o)
+               : report_installed(*result, *toolkit, o);
+  report_still_running_old(replaced, o);
+  after_env_change(env_changed_by(result->planned.plan), o);
+  point_to_doctor(result->planned.runtime_needs, *toolkit, o);
   return rc;
 }
 

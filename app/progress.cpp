@@ -23,8 +23,11 @@ std::function<void(std::uint64_t, std::uint64_t)> percent_line(const Options& op
 ProgressBar::ProgressBar(const Options& options)
     : enabled_(options.verbosity != Verbosity::Quiet && options.format == Format::Text && is_terminal(2)) {}
 
-ProgressBar::~ProgressBar() {
+ProgressBar::~ProgressBar() { end_line(); }
+
+void ProgressBar::end_line() {
   if (drawn_) std::fputs("\n", stderr);
+  drawn_ = false;
 }
 
 ProgressFn ProgressBar::callback() {

@@ -20,6 +20,8 @@ class ProgressBar {
   explicit ProgressBar(const Options& options);
   ~ProgressBar();
   ProgressFn callback();
+  // Ends the bar's line (if it drew one), so that what follows starts on a line of its own.
+  void end_line();
 
  private:
   void draw(const Progress& p, bool force);

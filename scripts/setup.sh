@@ -9,6 +9,7 @@ packages=(
   libzip-dev libarchive-dev liblzma-dev zlib1g-dev libssl-dev libcurl4-openssl-dev
   libcli11-dev libfmt-dev libspdlog-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev
+  clang-format             # scripts/lint.sh, the style check of the suite
   dpkg-dev file            # cpack's DEB (dpkg-shlibdeps) in the package test
   clang-16 libclang-rt-16-dev   # scripts/fuzz.sh (libFuzzer)
   bc time                  # bench/install-speed.sh

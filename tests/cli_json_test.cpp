@@ -94,7 +94,8 @@ TEST(CliJson, WithoutATerminalAndWithoutYesOneErrorObjectThatKeepsThePlan) {
   make_tree_with_old_cudnn(dir.path());
   auto before = snapshot(dir.path());
   int rc = 0;
-  json j = answer_of("--cuda-root " + dir.path().string() + " " + archive_args(json_test_archive()) + " </dev/null", &rc);
+  json j =
+      answer_of("--cuda-root " + dir.path().string() + " " + archive_args(json_test_archive()) + " </dev/null", &rc);
   EXPECT_EQ(rc, 1);
   EXPECT_EQ(j["kind"], "error");
   EXPECT_EQ(j["command"], "install");

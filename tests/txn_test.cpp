@@ -39,8 +39,9 @@ const Scenario kScenarios[] = {
 struct Reference {
   Snapshot before, after;
   int total_ops = 0;
-  int apply_op = 0;   // the first operation of apply_plan (after the spool was filled)
-  int commit_op = 0;  // the operation that appends the commit record
+  int apply_op = 0;        // the first operation of apply_plan (after the spool was filled)
+  int commit_op = 0;       // the operation that appends the commit record
+  int state_file_ops = 0;  // operations on stamps.json and archives.json (after the commit)
 };
 
 // One successful install, counted, gives the before and after trees and the operation numbers.
@@ -53,9 +54,11 @@ Reference reference_install(const Scenario& scenario) {
   auto real = make_real_filesystem();
   FaultyFileSystem counting(*real, 0, FaultyFileSystem::Mode::FailOnce);
   int appends = 0;
-  counting.before_op = [&](const char* op, const fs::path&) {
+  counting.before_op = [&](const char* op, const fs::path& path) {
     if (std::string(op) == "append_durable" && ++appends == 1) ref.apply_op = counting.operations();
     if (std::string(op) == "append_durable" && appends == 3) ref.commit_op = counting.operations();
+    auto name = path.filename().string();
+    if (name.starts_with("stamps.json") || name.starts_with("archives.json")) ++ref.state_file_ops;
   };
   auto outcome = install_through(counting, root, corpus_archive(scenario.archive), scenario.reading);
   if (!outcome) throw std::runtime_error(outcome.error().message);
@@ -84,6 +87,7 @@ TEST(Txn, FaultAtEveryOperationRollsBackOnTheSpot) {
     const Reference& ref = reference(scenario);
     ASSERT_GT(ref.total_ops, 50);
     ASSERT_GT(ref.commit_op, ref.apply_op);
+    ASSERT_GT(ref.state_file_ops, 4);  // both state files written through the faulty filesystem
     EXPECT_EQ(ref.apply_op > 20, scenario.reading == Reading::Spool);
     for (int n = 1; n <= ref.total_ops; ++n) {
       SCOPED_TRACE(std::string(scenario.label) + ", operation " + std::to_string(n));
@@ -102,10 +106,11 @@ TEST(Txn, FaultAtEveryOperationRollsBackOnTheSpot) {
         EXPECT_EQ(diff(ref.before, snapshot(root)), "");
         EXPECT_FALSE(has_pending_journal(root));
       } else {
-        ASSERT_TRUE(outcome) << outcome.error().message;
+        ASSERT_TRUE(outcome) << outcome.error().message;  // a state file that could not be written costs a warning
         EXPECT_EQ(diff(ref.after, snapshot(root)), "");
       }
       EXPECT_TRUE(stray_temporaries(root).empty());
+      EXPECT_EQ(state_temporaries(root), std::vector<std::string>{});
       auto recovered = recover(*real, root);  // and the next run finds everything in order
       ASSERT_TRUE(recovered);
       EXPECT_EQ(diff(n <= ref.commit_op ? ref.before : ref.after, snapshot(root)), "");

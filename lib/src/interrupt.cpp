@@ -30,6 +30,10 @@ ErrorCode error_code_for(Interruption interruption) {
   return ErrorCode::Interrupted;
 }
 
+bool is_interruption(ErrorCode code) {
+  return code == ErrorCode::Interrupted || code == ErrorCode::Terminated || code == ErrorCode::HungUp;
+}
+
 const char* describe(Checkpoint at) {
   switch (at) {
     case Checkpoint::Spool:

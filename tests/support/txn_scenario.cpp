@@ -10,6 +10,12 @@ namespace cudnn_install::test {
 
 fs::path corpus_archive(const std::string& file_name) { return fs::path(CORPUS_DIR) / "good" / file_name; }
 
+std::optional<fs::path> corpus_manifest(const fs::path& archive) {
+  fs::path manifest = archive.parent_path() / "redistrib_local.json";
+  if (!fs::exists(manifest)) return std::nullopt;
+  return manifest;
+}
+
 std::string corpus_args() { return archive_args(corpus_archive("cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz")); }
 
 void make_tree_with_old_cudnn(const fs::path& root) {
@@ -74,20 +80,28 @@ Prepared prepare(const fs::path& root, const fs::path& archive_path) {
 
 Result<TxnOutcome> install_through(FileSystem& fs, const fs::path& root, const fs::path& archive_path, Reading reading,
                                    Interrupts* interrupts) {
-  if (reading == Reading::Archive) {
-    auto p = prepare(root, archive_path);
-    return apply_plan(fs, root, p.archive, p.plan, two_threads(interrupts));
-  }
-  fs::create_directories(state_dir(root));  // the CLI's lock file made it
-  auto archive = inspect_and_spool(archive_path, NameCheck::Enforce, fs, spool_dir(root), {}, interrupts);
-  if (!archive) {
-    (void)remove_spool(fs, spool_dir(root));  // as the CLI's SpoolCleanup does
-    return std::unexpected(archive.error());
-  }
-  auto p = plan_against(root, std::move(*archive));
-  auto outcome = apply_plan(fs, root, p.archive, p.plan, two_threads(interrupts));
-  (void)remove_spool(fs, spool_dir(root));
-  return outcome;
+  ToolkitSearch search;
+  auto toolkit = probe_toolkit(root, "--cuda-root", search);
+  if (!toolkit) throw std::runtime_error(toolkit.error().message);
+  if (reading == Reading::Spool) fs::create_directories(state_dir(root));  // the CLI's lock file made it
+  InstallRequest request;
+  request.archive = archive_path;
+  request.manifest = corpus_manifest(archive_path);
+  request.spooling = reading == Reading::Spool ? Spooling::IntoToolkit : Spooling::None;
+  request.apply = two_threads(interrupts);
+  InstallServices services{fs, {}, {}, {}, {}};
+  auto result = install(request, *toolkit, services, {});
+  if (!result) return std::unexpected(result.error());
+  if (!result->txn) throw std::runtime_error("the scenario's archive was already installed");
+  return *result->txn;
+}
+
+std::vector<std::string> state_temporaries(const fs::path& root) {
+  std::vector<std::string> found;
+  if (!fs::exists(state_dir(root))) return found;
+  for (const auto& entry : fs::directory_iterator(state_dir(root)))
+    if (entry.path().filename().string().find(".tmp-") != std::string::npos) found.push_back(entry.path().string());
+  return found;
 }
 
 std::vector<std::string> stray_temporaries(const fs::path& root) {

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <string>
 
+#include "cudnn_install/install.hpp"
 #include "cudnn_install/plan.hpp"
 #include "cudnn_install/txn.hpp"
 #include "support/tree_snapshot.hpp"
@@ -12,6 +13,8 @@
 namespace cudnn_install::test {
 
 std::filesystem::path corpus_archive(const std::string& file_name);
+// The corpus's local manifest (redistrib_local.json) that vouches for its archives, as --manifest does.
+std::optional<std::filesystem::path> corpus_manifest(const std::filesystem::path& archive);
 // The CLI arguments (archive and its manifest) for the corpus's linux-x86_64 cuDNN 9.19 archive.
 std::string corpus_args();
 // Writes the tree described above under root.
@@ -28,12 +31,15 @@ Prepared prepare(const std::filesystem::path& root, const std::filesystem::path&
 // How the install reads the archive: again at staging (a zip, or --dry-run's listing), or from
 // the spool that inspecting a tar.xz for a real install fills (inspect_and_spool).
 enum class Reading { Archive, Spool };
-// What the CLI does under its lock, every write through `fs`: inspect (spooling when asked), plan,
-// apply (a zip's entries inflated on two threads), remove what is left of the spool. `interrupts`,
-// when given, is looked at by the spool and the transaction as the CLI's signal handlers are.
+// The library's install() as the CLI calls it under its lock, every write through `fs`: inspect
+// (spooling when asked), plan, apply (a zip's entries inflated on two threads), stamp and remember,
+// remove what is left of the spool. `interrupts`, when given, is looked at by the spool and the
+// transaction as the CLI's signal handlers are.
 Result<TxnOutcome> install_through(FileSystem& fs, const std::filesystem::path& root,
                                    const std::filesystem::path& archive, Reading reading,
                                    Interrupts* interrupts = nullptr);
+// Temporaries of the state files (stamps.json.tmp-PID, archives.json.tmp-PID) left in the state directory.
+std::vector<std::string> state_temporaries(const std::filesystem::path& root);
 // Names of temporary files (".cudnn-install-*.tmp") left anywhere under root.
 std::vector<std::string> stray_temporaries(const std::filesystem::path& root);
 

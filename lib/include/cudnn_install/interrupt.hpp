@@ -30,7 +30,9 @@ std::unique_ptr<Interrupts> catch_interrupts();
 // "SIGINT (Ctrl-C)", "SIGTERM", ...: how a message names what was received.
 std::string describe(Interruption interruption);
 ErrorCode error_code_for(Interruption interruption);  // Interrupted, Terminated or HungUp
-const char* describe(Checkpoint at);                  // "while copying the new files", ...
+// Whether an error is one of those: a signal stopped the work.
+bool is_interruption(ErrorCode code);
+const char* describe(Checkpoint at);  // "while copying the new files", ...
 
 // An error (ErrorCode::Interrupted, Terminated or HungUp) when a signal was received; nothing to
 // look at (nullptr) is never interrupted.
