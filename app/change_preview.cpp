@@ -38,6 +38,15 @@ nlohmann::json changes_json(const std::vector<PreviewChange>& changes) {
   return list;
 }
 
+// Each directory outside the toolkit's real path, as a warning (text and the JSON answer's warnings).
+void warn_about_outside_dirs(const std::vector<OutsideDir>& outside, const Options& o) {
+  for (const auto& d : outside) {
+    std::string w = d.describe() + ": cuDNN's files there are changed";
+    answer().warn(w);
+    if (o.format == Format::Text && o.verbosity != Verbosity::Quiet) std::cout << "warning  " << w << "\n";
+  }
+}
+
 void print_previewed(const Previewed& p, const std::filesystem::path& root, const Options& o) {
   if (o.verbosity == Verbosity::Quiet || o.format == Format::Json) return;
   for (const auto& line : p.headline) std::cout << line << "\n";
@@ -81,7 +90,8 @@ Previewed preview_change(FileSystem& real, EnvStore* env, const ChangeOp& op, Pr
   return p;
 }
 
-int dry_run_change(const Toolkit& toolkit, const ChangeOp& op, const Options& o) {
+int dry_run_change(const Toolkit& toolkit, const ChangeOp& op, const Options& o,
+                   const std::vector<OutsideDir>& outside) {
   auto real = make_real_filesystem();
   auto env = open_env_store();
   Previewed p;
@@ -94,18 +104,17 @@ int dry_run_change(const Toolkit& toolkit, const ChangeOp& op, const Options& o)
   answer()["dry_run"] = true;
   answer()["changed"] = !p.changes.empty();  // what the real run would do
   answer()["changes"] = changes_json(p.changes);
+  print_previewed(p, toolkit.root, o);  // nothing with --json or -q
+  warn_about_outside_dirs(outside, o);
   if (o.format == Format::Json) return 0;
-  print_previewed(p, toolkit.root, o);
+  if (!outside.empty() && o.verbosity != Verbosity::Quiet)
+    std::cout << "the real run asks before changing files outside the toolkit (or needs --yes without a terminal)\n";
   std::cout << "dry run: nothing was written.\n";
   return 0;
 }
 
 Result<void> allow_writes_outside(const std::vector<OutsideDir>& outside, const Options& o, const std::string& doing) {
-  for (const auto& d : outside) {
-    std::string w = d.describe() + ": cuDNN's files there are changed";
-    answer().warn(w);
-    if (o.format == Format::Text && o.verbosity != Verbosity::Quiet) std::cout << "warning  " << w << "\n";
-  }
+  warn_about_outside_dirs(outside, o);
   if (outside.empty() || o.confirm == Confirm::AssumeYes || is_terminal(0)) return {};
   std::string where;
   for (const auto& d : outside) where += (where.empty() ? "" : "; ") + d.describe();

@@ -111,7 +111,8 @@ struct Session {
   std::unique_ptr<Interrupts> interrupts;
 };
 // The process's signal handlers (interrupt.hpp). For the end-to-end tests, CUDNN_INSTALL_TEST_PAUSE_AT
-// (spool, stage, swap or commit) makes the first look at that checkpoint wait for a signal,
+// (spool, stage, swap, commit; undo: between the steps of a rollback, next-undo: before one)
+// makes the first look at that checkpoint wait for a signal,
 // after saying so on stderr: a test signals the install at a known point without timing it.
 std::unique_ptr<Interrupts> catch_cli_interrupts();
 Result<Session> open_session(const std::filesystem::path& root, const Options& options);
@@ -180,8 +181,10 @@ struct Previewed {
 Previewed preview_change(FileSystem& real, EnvStore* env, const ChangeOp& op, PreviewStart start,
                          const std::filesystem::path& root);
 // --dry-run of a change: the preview printed, nothing written (no lock, no log), and the exit code
-// the real run would give ("would fail: ...").
-int dry_run_change(const Toolkit& toolkit, const ChangeOp& op, const Options& options);
+// the real run would give ("would fail: ..."); `outside`: the directories outside the toolkit's real
+// path it changes, named as warnings (the real run asks about them).
+int dry_run_change(const Toolkit& toolkit, const ChangeOp& op, const Options& options,
+                   const std::vector<OutsideDir>& outside = {});
 // Names every directory a change writes in (or removes from) that is outside the toolkit's real
 // path (a symlink or junction: lib64 -> /elsewhere), as a warning. Such a change needs the user's
 // yes at the prompt or --yes: without a terminal it is refused, saying why and how to go on.

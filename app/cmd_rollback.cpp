@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "cli.hpp"
+#include "cudnn_install/preview.hpp"
 #include "cudnn_install/toolkit.hpp"
 #include "cudnn_install/txn.hpp"
 
@@ -39,23 +40,51 @@ int report_recovery_only(const Recovery& r, const Toolkit& toolkit, const Option
   return 0;
 }
 
+// A signal came while the transaction was rolled back: the rollback was finished first (the
+// toolkit is whole), and the command ends with the signal's exit code instead of 0.
+int rolled_back_despite(Interruption signal, const HistoryItem& undone, const Toolkit& toolkit, const Options& o) {
+  return report_error(Error{error_code_for(signal),
+                            "stopped by " + describe(signal) + ", which came while transaction " + undone.id +
+                                " was rolled back: that rollback was finished first (one is never left half-done), "
+                                "so " +
+                                toolkit.root.string() + " is as it was before that transaction. Nothing else was undone.",
+                            ""},
+                      o);
+}
+
+// The directories outside the toolkit's real path the rollback restores into or removes from: named,
+// and allowed only at the prompt or with --yes, as an install's are.
+Result<void> allow_rollback_outside(FileSystem& fs, const Toolkit& toolkit, const Options& o) {
+  auto outside = dirs_outside_real_root_of_undo(fs, toolkit.root, UndoScope::Newest);
+  if (!outside) return std::unexpected(outside.error());
+  return allow_writes_outside(*outside, o, "roll back");
+}
+
+int dry_run_rollback(const Options& o) {
+  auto toolkit = choose_toolkit(system_toolkit_search(o.cuda_root, process_runner()), std::nullopt);
+  if (!toolkit) return report_error(toolkit.error(), o);
+  auto outside = dirs_outside_real_root_of_undo(*make_real_filesystem(), toolkit->root, UndoScope::Newest);
+  if (!outside) return report_would_fail(outside.error(), o);
+  return dry_run_change(*toolkit, rollback_op(toolkit->root), o, *outside);
+}
+
 }  // namespace
 
 int cmd_rollback(const Options& o) {
-  if (o.mode == Mode::DryRun) {
-    auto toolkit = choose_toolkit(system_toolkit_search(o.cuda_root, process_runner()), std::nullopt);
-    if (!toolkit) return report_error(toolkit.error(), o);
-    return dry_run_change(*toolkit, rollback_op(toolkit->root), o);
-  }
+  if (o.mode == Mode::DryRun) return dry_run_rollback(o);
   auto opened = open_toolkit_session(o);
   if (!opened) return report_error(opened.error(), o);
   const Toolkit* toolkit = &opened->toolkit;
   if (auto r = opened->session.recovered;
       r.what == Recovery::What::RolledBack || r.what == Recovery::What::UndoFinished)
     return report_recovery_only(r, *toolkit, o);
+  if (auto ok = allow_rollback_outside(*opened->session.fs, *toolkit, o); !ok) return report_error(ok.error(), o);
   if (auto ok = preview_and_confirm(*toolkit, opened->session, rollback_op(toolkit->root), "roll back", o); !ok)
     return report_error(ok.error(), o);
-  auto undone = rollback_last(*opened->session.fs, toolkit->root, opened->session.env.get());
+  Interrupts* interrupts = opened->session.interrupts.get();
+  if (auto go = stop_if_interrupted(interrupts, Checkpoint::NextUndo); !go)
+    return report_error(Error{go.error().code, go.error().message + ": nothing was changed.", ""}, o);
+  auto undone = rollback_last(*opened->session.fs, toolkit->root, opened->session.env.get(), interrupts);
   if (!undone) return report_error(undone.error(), o);
   after_env_change({!undone->outside_root.empty(), !undone->path_entry.empty()}, o);
   answer()["changed"] = true;
@@ -65,6 +94,9 @@ int cmd_rollback(const Options& o) {
   if (o.format == Format::Text && o.verbosity != Verbosity::Quiet)
     std::cout << "rolled back transaction " << undone->id << " (cuDNN " << undone->cudnn_version << " from "
               << undone->archive << "): " << toolkit->root.string() << " is as it was before.\n";
+  if (auto signal = interrupts ? interrupts->raised(Checkpoint::NextUndo) : Interruption::None;
+      signal != Interruption::None)
+    return rolled_back_despite(signal, *undone, *toolkit, o);
   return 0;
 }
 

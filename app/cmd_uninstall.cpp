@@ -21,9 +21,11 @@ Result<void> something_there(FileSystem& fs, const Toolkit& tk) {
 
 // The cuDNN files cudnn-install did not install, removed in a transaction of their own (--force).
 Result<TxnOutcome> remove_found_in_place(FileSystem& fs, const Toolkit& tk,
-                                         const std::map<std::string, ExistingFile>& left) {
+                                         const std::map<std::string, ExistingFile>& left,
+                                         Interrupts* interrupts = nullptr) {
   ApplyOptions options;
   options.operation = "uninstall";
+  options.interrupts = interrupts;  // a signal rolls this transaction back, as it does an install
   return apply_plan(fs, tk.root, ArchiveInfo{}, removal_plan(tk, left), options);
 }
 
@@ -35,7 +37,7 @@ ChangeOp uninstall_op(const Toolkit& tk, bool force) {
     if (!undone) return std::unexpected(undone.error());
     ChangeSummary s;
     bool loader = false;
-    for (const auto& u : *undone) {
+    for (const auto& u : undone->undone) {
       s.headline.push_back("undo " + u.operation + " of cuDNN " + u.cudnn_version + " from " + u.archive + " (" + u.id +
                            ")");
       loader |= !u.outside_root.empty();
@@ -56,7 +58,7 @@ ChangeOp uninstall_op(const Toolkit& tk, bool force) {
 
 int report_removed_in_place(const Toolkit& tk, Session& session, const std::map<std::string, ExistingFile>& left,
                             const Options& o) {
-  auto outcome = remove_found_in_place(*session.fs, tk, left);
+  auto outcome = remove_found_in_place(*session.fs, tk, left, session.interrupts.get());
   if (!outcome) return report_error(outcome.error(), o);
   answer()["changed"] = true;
   answer()["removed"] = {{"transaction", outcome->id}, {"files", outcome->files_removed}};
@@ -67,29 +69,61 @@ int report_removed_in_place(const Toolkit& tk, Session& session, const std::map<
   return 0;
 }
 
+// Where the files uninstall removes or restores really are: the directories outside the toolkit's
+// real path of every transaction it undoes, and (--force) of the files it removes in place.
+Result<std::vector<OutsideDir>> uninstall_outside(FileSystem& fs, const Toolkit& tk, const Options& o) {
+  return dirs_outside_real_root_of_undo(fs, tk.root, UndoScope::All,
+                                        o.force ? removal_plan(tk, cudnn_files_in(fs, tk)) : Plan{});
+}
+
+// A signal came while uninstall undid its transactions: the one being undone was finished, the
+// loop stopped before the next (or before --force's removal). Says what is left and how to finish.
+int report_uninstall_stopped(Interruption signal, const Uninstalled& u, const Toolkit& tk, const Options& o) {
+  std::vector<std::string> again{"uninstall", "--cuda-root", path_arg(tk.root)};
+  if (o.force) again.push_back("--force");
+  std::string done = u.undone.empty() ? "before undoing any transaction (nothing was changed)"
+                                      : "after undoing transaction " + u.undone.back().id + " (" +
+                                            std::to_string(u.undone.size()) + " undone, each one whole)";
+  std::string left = u.remaining == 1 ? "1 transaction remains"
+                                      : std::to_string(u.remaining) + " transactions remain";
+  if (u.remaining == 0)
+    left = o.force ? "every transaction is undone, but the cuDNN files cudnn-install did not install were not removed"
+                   : "every transaction is undone";
+  std::string next = u.remaining == 0 && !o.force ? "; nothing is left to do."
+                                                  : "; run " + command_to_paste(again) + " again to finish.";
+  answer()["remaining"] = u.remaining;
+  return report_error(Error{error_code_for(signal), "stopped by " + describe(signal) + " " + done + "; " + left + next,
+                            ""},
+                      o);
+}
+
+int dry_run_uninstall(const Options& o) {
+  auto toolkit = choose_toolkit(system_toolkit_search(o.cuda_root, process_runner()), std::nullopt);
+  if (!toolkit) return report_error(toolkit.error(), o);
+  auto outside = uninstall_outside(*make_real_filesystem(), *toolkit, o);
+  if (!outside) return report_would_fail(outside.error(), o);
+  return dry_run_change(*toolkit, uninstall_op(*toolkit, o.force), o, *outside);
+}
+
 }  // namespace
 
 int cmd_uninstall(const Options& o) {
-  if (o.mode == Mode::DryRun) {
-    auto toolkit = choose_toolkit(system_toolkit_search(o.cuda_root, process_runner()), std::nullopt);
-    if (!toolkit) return report_error(toolkit.error(), o);
-    return dry_run_change(*toolkit, uninstall_op(*toolkit, o.force), o);
-  }
+  if (o.mode == Mode::DryRun) return dry_run_uninstall(o);
   auto opened = open_toolkit_session(o);
   if (!opened) return report_error(opened.error(), o);
   const Toolkit* toolkit = &opened->toolkit;
   Session* session = &opened->session;
   answer()["toolkit"] = toolkit->root.string();
   if (auto there = something_there(*session->fs, *toolkit); !there) return report_error(there.error(), o);
-  if (o.force) {  // the files --force removes, where they really are
-    auto outside =
-        dirs_outside_real_root(toolkit->root, removal_plan(*toolkit, cudnn_files_in(*session->fs, *toolkit)));
-    if (auto ok = allow_writes_outside(outside, o, "uninstall"); !ok) return report_error(ok.error(), o);
-  }
+  auto outside = uninstall_outside(*session->fs, *toolkit, o);
+  if (!outside) return report_error(outside.error(), o);
+  if (auto ok = allow_writes_outside(*outside, o, "uninstall"); !ok) return report_error(ok.error(), o);
   if (auto ok = preview_and_confirm(*toolkit, *session, uninstall_op(*toolkit, o.force), "uninstall", o); !ok)
     return report_error(ok.error(), o);
-  auto undone = uninstall_all(*session->fs, toolkit->root, session->env.get());
-  if (!undone) return report_error(undone.error(), o);
+  Interrupts* interrupts = session->interrupts.get();
+  auto done = uninstall_all(*session->fs, toolkit->root, session->env.get(), interrupts);
+  if (!done) return report_error(done.error(), o);
+  const auto* undone = &done->undone;
   for (const auto& u : *undone) {
     answer()["changed"] = true;
     answer()["undone"].push_back(
@@ -102,6 +136,9 @@ int cmd_uninstall(const Options& o) {
   EnvChanged changed;
   for (const auto& u : *undone) changed.loader_config |= !u.outside_root.empty(), changed.path |= !u.path_entry.empty();
   after_env_change(changed, o);
+  if (auto signal = interrupts ? interrupts->raised(Checkpoint::NextUndo) : Interruption::None;
+      signal != Interruption::None)
+    return report_uninstall_stopped(signal, *done, *toolkit, o);
   auto left = cudnn_files_in(*session->fs, *toolkit);
   if (left.empty()) return 0;
   for (const auto& [path, file] : left) answer()["left_in_place"].push_back(path);

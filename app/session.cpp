@@ -72,7 +72,9 @@ std::optional<Checkpoint> test_pause_point() {
   const std::pair<const char*, Checkpoint> points[] = {{"spool", Checkpoint::Spool},
                                                        {"stage", Checkpoint::Stage},
                                                        {"swap", Checkpoint::Swap},
-                                                       {"commit", Checkpoint::Commit}};
+                                                       {"commit", Checkpoint::Commit},
+                                                       {"undo", Checkpoint::Undo},
+                                                       {"next-undo", Checkpoint::NextUndo}};
   for (const auto& [name, point] : points)
     if (std::string(at) == name) return point;
   return std::nullopt;

@@ -1,7 +1,8 @@
 // Issue 18, class 10, end to end: a toolkit whose library directory is a symlink to a directory
 // outside it. The plan says where the directory really is; writing there needs a yes at the
 // prompt or --yes (without a terminal it is refused and nothing is written); --rollback puts the
-// outside directory back byte for byte; uninstall --force asks the same before removing there.
+// outside directory back byte for byte; uninstall --force asks the same before removing there, and
+// --rollback and uninstall ask before they undo an install there.
 #include <gtest/gtest.h>
 
 #include "support/sandbox.hpp"
@@ -70,4 +71,36 @@ TEST(CliOutside, UninstallForceAsksBeforeRemovingOutsideTheToolkit) {
   EXPECT_FALSE(fs::exists(t.outside / "libcudnn.so.9.1.0"));
   ASSERT_EQ(t.run("--rollback --yes", &out), 0) << out;
   EXPECT_EQ(diff(before_outside, snapshot(t.outside, "")), "");
+}
+
+// --rollback and uninstall remove and restore files where the installs put them: through the same
+// symlink. Both name the directory outside, in the dry run too, and need the same yes as an install.
+TEST(CliOutside, RollbackAndUninstallNameTheDirectoryOutsideAndNeedAYes) {
+  LinkedLib t;
+  auto before_root = snapshot(t.root), before_outside = snapshot(t.outside, "");
+  std::string out;
+  for (const std::string undo : {"--rollback", "uninstall"}) {
+    SCOPED_TRACE(undo);
+    std::string doing = undo == "uninstall" ? "uninstall" : "roll back";
+    ASSERT_EQ(t.install("--yes", &out), 0) << out;
+    auto installed_root = snapshot(t.root), installed_outside = snapshot(t.outside, "");
+    ASSERT_NE(diff(before_outside, installed_outside), "");
+
+    ASSERT_EQ(t.run(undo + " --dry-run", &out), 0) << out;
+    EXPECT_NE(out.find("warning  " + t.says()), std::string::npos) << out;
+    EXPECT_NE(out.find("dry run: nothing was written"), std::string::npos) << out;
+    EXPECT_EQ(t.run(undo + " < /dev/null", &out), 1) << out;
+    EXPECT_NE(out.find("warning  " + t.says()), std::string::npos) << out;
+    EXPECT_NE(out.find("refused to " + doing + ": it changes files outside the toolkit's real path (" + t.says()),
+              std::string::npos)
+        << out;
+    EXPECT_NE(out.find("pass --yes to " + doing + " anyway"), std::string::npos) << out;
+    EXPECT_EQ(diff(installed_outside, snapshot(t.outside, "")), "") << "nothing changed outside";
+    EXPECT_EQ(diff(installed_root, snapshot(t.root)), "");
+
+    ASSERT_EQ(t.run(undo + " --yes", &out), 0) << out;
+    EXPECT_NE(out.find("warning  " + t.says()), std::string::npos) << out;
+    EXPECT_EQ(diff(before_outside, snapshot(t.outside, "")), "");
+    EXPECT_EQ(diff(before_root, snapshot(t.root)), "");
+  }
 }

@@ -6,7 +6,9 @@
 # signal is sent once the line is there, so no timing decides what is tested. Each time: exit code
 # 128 + the signal, a message saying so, and the toolkit and its state directory as before (a
 # manifest of types, modes, sizes, link targets and sha256 of every file; the log aside, and the
-# empty backup/ and history/ every transaction makes), no temporary and no spool left.
+# empty backup/ and history/ every transaction makes), no temporary and no spool left. Then a signal
+# during --rollback and during uninstall (paused between the steps of an undo): the undo finishes,
+# uninstall stops before the next transaction, and both exit with the signal's code.
 # Usage: signal_e2e.sh CLI CORPUS_DIR SOURCE_DIR
 set -uo pipefail
 cli=$1 corpus=$2 source_dir=$3
@@ -68,12 +70,11 @@ rc() { [ "$(cat "$work/rc")" = "$1" ] || { echo "exit $(cat "$work/rc"), expecte
 says() { grep -qF -- "$1" "$work/out" || { echo "output lacks '$1':"; cat "$work/out"; return 1; }; }
 manifest_of() { echo "--manifest $(dirname "$1")/redistrib_local.json"; }
 
-# interrupt_at POINT SIGNAL ARCHIVE: the install paused at POINT, then sent SIGNAL.
-interrupt_at() {
-  local point=$1 sig=$2 archive=$3
+# signal_paused POINT SIGNAL ARGS...: the binary run with ARGS, paused at POINT, then sent SIGNAL.
+signal_paused() {
+  local point=$1 sig=$2; shift 2
   : > "$work/out"
-  CUDNN_INSTALL_TEST_PAUSE_AT=$point "$cli" --yes --no-verify --cuda-root "$root" $(manifest_of "$archive") \
-    "$archive" > "$work/out" 2>&1 &
+  CUDNN_INSTALL_TEST_PAUSE_AT=$point "$cli" "$@" > "$work/out" 2>&1 &
   pid=$!
   # Waits for the pause (a poll, not a timing: the binary waits as long as it takes; ctest's TIMEOUT bounds it).
   while ! grep -q "test hook: paused" "$work/out" && kill -0 "$pid" 2>/dev/null; do sleep 0.05; done
@@ -82,6 +83,12 @@ interrupt_at() {
   echo $? > "$work/rc"
   pid=
 }
+# interrupt_at POINT SIGNAL ARCHIVE: the install paused at POINT, then sent SIGNAL.
+interrupt_at() {
+  signal_paused "$1" "$2" --yes --no-verify --cuda-root "$root" $(manifest_of "$3") "$3"
+}
+install() { "$cli" --yes --no-verify --cuda-root "$root" $(manifest_of "$tar") "$tar" > "$work/out" 2>&1; }
+history_count() { find "$root/.cudnn-install/history" -name '*.jsonl' | wc -l; }
 
 case_paused() {  # case_paused LAYOUT ARCHIVE POINT SIGNAL EXIT WORDS
   local layout=$1 archive=$2 point=$3 sig=$4 code=$5 words=$6
@@ -127,6 +134,43 @@ check "an install after an interrupted one succeeds" rc 0
 echo $? > "$work/rc"
 check "and rolls back" rc 0
 check "to the toolkit as it was" tree_unchanged
+
+# A signal while --rollback undoes a transaction: the rollback finishes (never half-way), the toolkit
+# is as it was before the install, and the command exits with the signal's code.
+toolkit linux
+manifest > "$work/before"
+check "rollback: the install to undo" install
+signal_paused undo TERM --rollback --yes --cuda-root "$root"
+check "SIGTERM during --rollback: paused there" says "test hook: paused while a transaction was undone"
+check "SIGTERM during --rollback: exit 143" rc 143
+check "SIGTERM during --rollback: says the rollback was finished first" says "was finished first"
+check "SIGTERM during --rollback: the toolkit as before the install" tree_unchanged
+check "SIGTERM during --rollback: no temporary or journal" no_debris
+check "SIGTERM during --rollback: no transaction left" test "$(history_count)" = 0
+
+# uninstall undoing two installs: a signal during the first undo lets it finish, then stops before
+# the second with the signal's code, naming the command that finishes; that command finishes.
+toolkit linux
+manifest > "$work/before"
+check "uninstall: the first install" install
+echo "changed so that a second install has work" > "$root/include/cudnn.h"
+manifest > "$work/between"
+check "uninstall: the second install" install
+signal_paused undo INT uninstall --yes --cuda-root "$root"
+check "SIGINT during uninstall: paused there" says "test hook: paused while a transaction was undone"
+check "SIGINT during uninstall: exit 130" rc 130
+check "SIGINT during uninstall: says what was done" says "stopped by an interrupt (SIGINT, Ctrl-C) after undoing transaction"
+check "SIGINT during uninstall: says what is left" says "1 transaction remains"
+check "SIGINT during uninstall: names the command" says "uninstall --cuda-root $root again to finish"
+check "SIGINT during uninstall: the second install undone whole" \
+  diff <(grep -v '\.cudnn-install' "$work/between") <(manifest | grep -v '\.cudnn-install')
+check "SIGINT during uninstall: the first still recorded" test "$(history_count)" = 1
+check "SIGINT during uninstall: no temporary or journal" no_debris
+"$cli" uninstall --yes --cuda-root "$root" > "$work/out" 2>&1
+echo $? > "$work/rc"
+check "uninstall again: exit 0" rc 0
+check "uninstall again: the toolkit as before both installs" tree_unchanged
+check "uninstall again: no transaction left" test "$(history_count)" = 0
 
 echo "$passes passed, $failures failed"
 [ "$failures" = 0 ]

@@ -155,6 +155,84 @@ TEST(TxnInterrupt, ARaisedFlagStopsBeforeTheBeginRecord) {
   EXPECT_EQ(static_cast<int>(ExitCode::HungUp), 129);
 }
 
+namespace {
+
+// A signal that comes at the first look at one checkpoint: while an undo runs, say.
+class RaiseAtFirstLook final : public Interrupts {
+ public:
+  RaiseAtFirstLook(Checkpoint at, Interruption what) : at_(at), what_(what) {}
+  Interruption raised(Checkpoint at) override {
+    if (at == at_) raised_ = what_;
+    return raised_;
+  }
+
+ private:
+  Checkpoint at_;
+  Interruption what_, raised_ = Interruption::None;
+};
+
+}  // namespace
+
+// uninstall undoes transactions in turn: a signal before the first changes nothing; one that comes
+// while a transaction is undone lets that undo finish (never half) and stops before the next; the
+// next run finishes the job.
+TEST(TxnInterrupt, UninstallFinishesTheUndoUnderWayAndStopsBeforeTheNext) {
+  TempDir dir;
+  fs::path root = dir.path() / "cuda";
+  make_tree_with_old_cudnn(root);
+  Snapshot before = snapshot(root);
+  auto real = make_real_filesystem();
+  auto tar = corpus_archive("cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz");
+  ASSERT_TRUE(install_through(*real, root, tar, Reading::Archive));
+  write_file(root / "include/cudnn.h", "changed so that a second install has work\n");
+  Snapshot between = snapshot(root);
+  ASSERT_TRUE(install_through(*real, root, tar, Reading::Archive));
+  Snapshot installed = snapshot(root);
+
+  FakeInterrupts already;
+  already.raise(Interruption::Hangup);
+  auto none = uninstall_all(*real, root, nullptr, &already);
+  ASSERT_TRUE(none) << none.error().message;
+  EXPECT_TRUE(none->undone.empty());
+  EXPECT_EQ(none->stopped_by, Interruption::Hangup);
+  EXPECT_EQ(none->remaining, 2u);
+  EXPECT_EQ(diff(installed, snapshot(root)), "");
+
+  RaiseAtFirstLook during_undo(Checkpoint::Undo, Interruption::Terminate);
+  auto first = uninstall_all(*real, root, nullptr, &during_undo);
+  ASSERT_TRUE(first) << first.error().message;
+  ASSERT_EQ(first->undone.size(), 1u);
+  EXPECT_EQ(first->stopped_by, Interruption::Terminate);
+  EXPECT_EQ(first->remaining, 1u);
+  EXPECT_EQ(diff(between, snapshot(root)), "") << "the newest transaction undone whole";
+  EXPECT_FALSE(has_pending_journal(root));
+
+  auto rest = uninstall_all(*real, root);
+  ASSERT_TRUE(rest) << rest.error().message;
+  ASSERT_EQ(rest->undone.size(), 1u);
+  EXPECT_EQ(rest->stopped_by, Interruption::None);
+  EXPECT_EQ(rest->remaining, 0u);
+  EXPECT_NE(rest->undone.front().id, first->undone.front().id);
+  EXPECT_EQ(diff(before, snapshot(root)), "");
+}
+
+// --rollback: a signal while it runs is seen, never obeyed; the transaction is undone whole.
+TEST(TxnInterrupt, RollbackFinishesDespiteASignal) {
+  TempDir dir;
+  fs::path root = dir.path() / "cuda";
+  make_tree_with_old_cudnn(root);
+  Snapshot before = snapshot(root);
+  auto real = make_real_filesystem();
+  ASSERT_TRUE(install_through(*real, root, corpus_archive("cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz"),
+                              Reading::Archive));
+  RaiseAtFirstLook during_undo(Checkpoint::Undo, Interruption::Interrupt);
+  auto undone = rollback_last(*real, root, nullptr, &during_undo);
+  ASSERT_TRUE(undone) << undone.error().message;
+  EXPECT_EQ(during_undo.raised(Checkpoint::NextUndo), Interruption::Interrupt) << "it was looked at";
+  EXPECT_EQ(diff(before, snapshot(root)), "");
+  EXPECT_FALSE(has_pending_journal(root));
+}
+
 #ifndef _WIN32
 namespace {
 int handled_by_previous = 0;

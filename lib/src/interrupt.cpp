@@ -48,6 +48,10 @@ const char* describe(Checkpoint at) {
       return "while moving the new files into place";
     case Checkpoint::Commit:
       return "before the install was committed";
+    case Checkpoint::Undo:
+      return "while a transaction was undone";
+    case Checkpoint::NextUndo:
+      return "before undoing the next transaction";
   }
   return "";
 }

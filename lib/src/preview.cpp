@@ -8,6 +8,7 @@
 
 #include "base/try.hpp"
 #include "cudnn_install/state_dir.hpp"
+#include "cudnn_install/txn.hpp"
 #include "free_space.hpp"
 
 namespace fs = std::filesystem;
@@ -286,20 +287,47 @@ std::string OutsideDir::describe() const {
   return dir + "/ is " + real.string() + ", outside the toolkit's real path " + real_root.string();
 }
 
-std::vector<OutsideDir> dirs_outside_real_root(const fs::path& root, const Plan& plan) {
+std::vector<OutsideDir> dirs_outside_real_root(const fs::path& root, const std::vector<std::string>& targets) {
   std::error_code ec;
   fs::path real_root = fs::canonical(root, ec);
   std::vector<OutsideDir> out;
   if (ec) return out;
   std::set<fs::path> seen;
-  for (const auto& s : plan.steps) {
-    if (s.action == Action::KeepOther || s.action == Action::SkipIdentical || fs::path(s.target).is_absolute())
-      continue;
-    fs::path dir = fs::weakly_canonical(root / fs::path(s.target).parent_path(), ec);
+  for (const auto& target : targets) {
+    if (fs::path(target).is_absolute()) continue;
+    fs::path dir = fs::weakly_canonical(root / fs::path(target).parent_path(), ec);
     if (ec || under(dir, real_root) || !seen.insert(dir).second) continue;
-    out.push_back({fs::path(s.target).parent_path().generic_string(), dir, real_root});
+    out.push_back({fs::path(target).parent_path().generic_string(), dir, real_root});
   }
   return out;
+}
+
+namespace {
+
+// The targets a plan writes or removes (absolute ones included: the caller skips them).
+std::vector<std::string> targets_changed_by(const Plan& plan) {
+  std::vector<std::string> targets;
+  for (const auto& s : plan.steps)
+    if (s.action != Action::KeepOther && s.action != Action::SkipIdentical) targets.push_back(s.target);
+  return targets;
+}
+
+}  // namespace
+
+std::vector<OutsideDir> dirs_outside_real_root(const fs::path& root, const Plan& plan) {
+  return dirs_outside_real_root(root, targets_changed_by(plan));
+}
+
+Result<std::vector<OutsideDir>> dirs_outside_real_root_of_undo(FileSystem& fs, const fs::path& root, UndoScope scope,
+                                                               const Plan& then) {
+  TRY_ASSIGN(auto history, read_history(fs, root));
+  std::vector<std::string> targets;
+  for (std::size_t i = 0; i < history.size(); ++i)
+    if (scope == UndoScope::All || i + 1 == history.size())
+      targets.insert(targets.end(), history[i].targets.begin(), history[i].targets.end());
+  auto more = targets_changed_by(then);
+  targets.insert(targets.end(), more.begin(), more.end());
+  return dirs_outside_real_root(root, targets);
 }
 
 Result<InstallForecast> forecast_install(FileSystem& fs, const fs::path& root, const Plan& plan, const MayWrite& may) {

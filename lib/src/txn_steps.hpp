@@ -7,6 +7,7 @@
 #include "cudnn_install/env.hpp"
 #include "cudnn_install/error.hpp"
 #include "cudnn_install/filesystem.hpp"
+#include "cudnn_install/interrupt.hpp"
 #include "txn_journal.hpp"
 
 namespace cudnn_install {
@@ -17,9 +18,10 @@ enum class SwapPhase { NotStarted, MayHaveStarted };
 
 // Undoes the steps of one transaction, newest first. Idempotent: it looks at what is on disk,
 // so running it again after a crash half-way through finishes the job.
-// The PATH value is put back when it still is what the transaction wrote.
+// The PATH value is put back when it still is what the transaction wrote. `seen` (--rollback's
+// signals) is looked at between steps (Checkpoint::Undo) and never obeyed: the undo always finishes.
 Result<void> undo_steps(FileSystem& fs, const std::filesystem::path& root, const BeginRecord& begin, EnvStore* env,
-                        SwapPhase phase = SwapPhase::MayHaveStarted);
+                        SwapPhase phase = SwapPhase::MayHaveStarted, Interrupts* seen = nullptr);
 // Shared by apply (automatic rollback) and recovery: undo the steps, remove the empty
 // directories the transaction created and its backup directory.
 Result<void> finish_undo(FileSystem& fs, const std::filesystem::path& root, const BeginRecord& begin, EnvStore* env,

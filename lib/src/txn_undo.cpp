@@ -115,7 +115,8 @@ Result<std::optional<BeginRecord>> committed_begin(FileSystem& fs, const fs::pat
 // Finishes an undo of committed transaction `id` (the journal holds "undo-begin <id>"). Removing
 // the journal ends it; no "undo-commit" record is flushed first: a journal that a crash brings back
 // names a transaction whose history file is durably gone, so recovery finds nothing left to undo.
-Result<void> finish_rollback(FileSystem& fs, const fs::path& root, const std::string& id, EnvStore* env) {
+Result<void> finish_rollback(FileSystem& fs, const fs::path& root, const std::string& id, EnvStore* env,
+                             Interrupts* seen = nullptr) {
   if (!valid_txn_id(id))
     return fail(ErrorCode::Conflict,
                 "the journal '" + txn_paths::journal(root).string() + "' asks to undo '" + id +
@@ -123,7 +124,7 @@ Result<void> finish_rollback(FileSystem& fs, const fs::path& root, const std::st
                 txn_paths::journal(root).string());
   TRY_ASSIGN(auto begin, committed_begin(fs, root, id));
   if (begin) {
-    TRY(undo_steps(fs, root, *begin, env));
+    TRY(undo_steps(fs, root, *begin, env, SwapPhase::MayHaveStarted, seen));
     TRY(remove_flat_dir(fs, root / txn_paths::backup_dir(id)));
     TRY(fs.remove(txn_paths::history_file(root, id)));
     TRY(fs.sync_dir(state_dir(root) / "history"));
@@ -202,11 +203,13 @@ bool has_pending_journal(const fs::path& root) {
 // failures are reported one by one; the journal keeps the transaction, so the next run (or
 // --rollback) finishes it once the cause is fixed, and what was undone already is not touched again.
 Result<void> undo_steps(FileSystem& fs, const fs::path& root, const BeginRecord& begin, EnvStore* env,
-                        SwapPhase phase) {
+                        SwapPhase phase, Interrupts* seen) {
   std::vector<std::string> failed;
   if (auto r = undo_env_edit(env, begin); !r) failed.push_back(r.error().message);  // made last: undone first
-  for (auto it = begin.steps.rbegin(); it != begin.steps.rend(); ++it)
+  for (auto it = begin.steps.rbegin(); it != begin.steps.rend(); ++it) {
     if (auto r = undo_one(fs, root, *it, phase); !r) failed.push_back("'" + it->target + "': " + r.error().message);
+    if (seen) (void)seen->raised(Checkpoint::Undo);  // looked at (the test hook pauses here), never obeyed
+  }
   for (auto it = begin.dirs_created.rbegin(); it != begin.dirs_created.rend(); ++it) {
     auto names = fs.list_dir(root / *it);
     if (names && names->empty())
@@ -335,9 +338,10 @@ Result<std::vector<HistoryItem>> read_history(FileSystem& fs, const fs::path& ro
                      begin->time,
                      begin->steps.size(),
                      {},
-                     begin->env_edit ? begin->env_entry : std::string()};
+                     begin->env_edit ? begin->env_entry : std::string(),
+                     {}};
     for (const auto& s : begin->steps)
-      if (fs::path(s.target).is_absolute()) item.outside_root.push_back(s.target);
+      (fs::path(s.target).is_absolute() ? item.outside_root : item.targets).push_back(s.target);
     items.push_back(std::move(item));
   }
   return items;
@@ -374,7 +378,7 @@ Result<void> check_backups(FileSystem& fs, const fs::path& root, const std::stri
 
 }  // namespace
 
-Result<HistoryItem> rollback_last(FileSystem& fs, const fs::path& root, EnvStore* env) {
+Result<HistoryItem> rollback_last(FileSystem& fs, const fs::path& root, EnvStore* env, Interrupts* interrupts) {
   TRY_ASSIGN(auto items, read_history(fs, root));
   if (items.empty())
     return fail(ErrorCode::NothingToUndo, "nothing to roll back: no committed transaction in " + root.string());
@@ -385,7 +389,7 @@ Result<HistoryItem> rollback_last(FileSystem& fs, const fs::path& root, EnvStore
     return std::unexpected(r.error());
   }
   auto r = fs.sync_dir(state_dir(root));
-  if (r) r = finish_rollback(fs, root, last.id, env);
+  if (r) r = finish_rollback(fs, root, last.id, env, interrupts);
   if (!r)
     return fail(
         ErrorCode::Io,
@@ -395,13 +399,17 @@ Result<HistoryItem> rollback_last(FileSystem& fs, const fs::path& root, EnvStore
   return last;
 }
 
-Result<std::vector<HistoryItem>> uninstall_all(FileSystem& fs, const fs::path& root, EnvStore* env) {
-  std::vector<HistoryItem> undone;
+Result<Uninstalled> uninstall_all(FileSystem& fs, const fs::path& root, EnvStore* env, Interrupts* interrupts) {
+  Uninstalled done;
   while (true) {
     TRY_ASSIGN(auto items, read_history(fs, root));
-    if (items.empty()) return undone;
-    TRY_ASSIGN(auto item, rollback_last(fs, root, env));
-    undone.push_back(item);
+    done.remaining = items.size();
+    if (items.empty()) return done;
+    // Between two undos each transaction is either whole or gone: the one place to stop.
+    done.stopped_by = interrupts ? interrupts->raised(Checkpoint::NextUndo) : Interruption::None;
+    if (done.stopped_by != Interruption::None) return done;
+    TRY_ASSIGN(auto item, rollback_last(fs, root, env, interrupts));
+    done.undone.push_back(std::move(item));
   }
 }
 

@@ -14,7 +14,9 @@ namespace cudnn_install {
 enum class Interruption { None, Interrupt, Terminate, Hangup };
 
 // Where the flag is looked at: named in the message, and where the CLI's test hook pauses.
-enum class Checkpoint { Spool, Prompt, Start, Stage, Swap, Commit };
+// Undo (between the steps of a rollback) is only looked at, never obeyed: a rollback that has begun
+// always finishes; NextUndo is where --rollback and uninstall stop before undoing (another) one.
+enum class Checkpoint { Spool, Prompt, Start, Stage, Swap, Commit, Undo, NextUndo };
 
 class Interrupts {
  public:

@@ -114,6 +114,16 @@ struct OutsideDir {
 // Every such directory of the plan's toolkit targets (absolute targets, like the loader
 // configuration, are the tool's own business and not counted), each once.
 std::vector<OutsideDir> dirs_outside_real_root(const std::filesystem::path& root, const Plan& plan);
+// The same for root-relative targets (absolute ones are skipped).
+std::vector<OutsideDir> dirs_outside_real_root(const std::filesystem::path& root,
+                                               const std::vector<std::string>& targets);
+// Which committed transactions an undo reverses: --rollback the newest, uninstall every one.
+enum class UndoScope { Newest, All };
+// The directories outside the toolkit's real path that undoing the transactions of `scope` removes
+// files from or restores files into, and those of `then`, a plan applied after the undo (uninstall
+// --force's removal): --rollback and uninstall ask about them as an install does.
+Result<std::vector<OutsideDir>> dirs_outside_real_root_of_undo(FileSystem& fs, const std::filesystem::path& root,
+                                                               UndoScope scope, const Plan& then = {});
 
 // What a dry run of an install foresees of the real run, beyond the plan itself.
 struct InstallForecast {

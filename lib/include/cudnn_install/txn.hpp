@@ -92,17 +92,29 @@ struct HistoryItem {
   std::size_t files = 0;
   std::vector<std::string> outside_root;  // absolute targets (the loader configuration)
   std::string path_entry;                 // the directory it put on PATH (Windows), if any
+  std::vector<std::string> targets;       // the others, root-relative: what undoing it removes or restores
 };
 // Committed transactions, oldest first.
 Result<std::vector<HistoryItem>> read_history(FileSystem& fs, const std::filesystem::path& root);
 
 // Undoes the newest committed transaction byte for byte (ErrorCode::NothingToUndo when none).
-Result<HistoryItem> rollback_last(FileSystem& fs, const std::filesystem::path& root, EnvStore* env = nullptr);
+// `interrupts` is looked at between its steps (Checkpoint::Undo) but never stops it: a rollback
+// left half-way would leave the toolkit a mix of two installs. The caller asks afterwards.
+Result<HistoryItem> rollback_last(FileSystem& fs, const std::filesystem::path& root, EnvStore* env = nullptr,
+                                  Interrupts* interrupts = nullptr);
 
+// What uninstall_all did: the transactions undone (newest first), and, when a signal stopped it
+// before the next one (Checkpoint::NextUndo), which signal and how many committed ones remain.
+struct Uninstalled {
+  std::vector<HistoryItem> undone;
+  Interruption stopped_by = Interruption::None;
+  std::size_t remaining = 0;
+};
 // Undoes every committed transaction, newest first: what cudnn-install installed is removed and
-// what it replaced is restored. Each undo is journalled like --rollback. Returns what was undone.
-Result<std::vector<HistoryItem>> uninstall_all(FileSystem& fs, const std::filesystem::path& root,
-                                               EnvStore* env = nullptr);
+// what it replaced is restored. Each undo is journalled like --rollback, and each one that has begun
+// is finished; a signal stops the loop before the next one.
+Result<Uninstalled> uninstall_all(FileSystem& fs, const std::filesystem::path& root, EnvStore* env = nullptr,
+                                  Interrupts* interrupts = nullptr);
 
 bool has_pending_journal(const std::filesystem::path& root);
 // Whether recover() would remove debris (a spool, a state file's temporary of a dead process).
