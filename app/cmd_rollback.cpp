@@ -43,13 +43,14 @@ int report_recovery_only(const Recovery& r, const Toolkit& toolkit, const Option
 // A signal came while the transaction was rolled back: the rollback was finished first (the
 // toolkit is whole), and the command ends with the signal's exit code instead of 0.
 int rolled_back_despite(Interruption signal, const HistoryItem& undone, const Toolkit& toolkit, const Options& o) {
-  return report_error(Error{error_code_for(signal),
-                            "stopped by " + describe(signal) + ", which came while transaction " + undone.id +
-                                " was rolled back: that rollback was finished first (one is never left half-done), "
-                                "so " +
-                                toolkit.root.string() + " is as it was before that transaction. Nothing else was undone.",
-                            ""},
-                      o);
+  return report_error(
+      Error{error_code_for(signal),
+            "stopped by " + describe(signal) + ", which came while transaction " + undone.id +
+                " was rolled back: that rollback was finished first (one is never left half-done), "
+                "so " +
+                toolkit.root.string() + " is as it was before that transaction. Nothing else was undone.",
+            ""},
+      o);
 }
 
 // The directories outside the toolkit's real path the rollback restores into or removes from: named,

@@ -84,17 +84,15 @@ int report_uninstall_stopped(Interruption signal, const Uninstalled& u, const To
   std::string done = u.undone.empty() ? "before undoing any transaction (nothing was changed)"
                                       : "after undoing transaction " + u.undone.back().id + " (" +
                                             std::to_string(u.undone.size()) + " undone, each one whole)";
-  std::string left = u.remaining == 1 ? "1 transaction remains"
-                                      : std::to_string(u.remaining) + " transactions remain";
+  std::string left = u.remaining == 1 ? "1 transaction remains" : std::to_string(u.remaining) + " transactions remain";
   if (u.remaining == 0)
     left = o.force ? "every transaction is undone, but the cuDNN files cudnn-install did not install were not removed"
                    : "every transaction is undone";
   std::string next = u.remaining == 0 && !o.force ? "; nothing is left to do."
                                                   : "; run " + command_to_paste(again) + " again to finish.";
   answer()["remaining"] = u.remaining;
-  return report_error(Error{error_code_for(signal), "stopped by " + describe(signal) + " " + done + "; " + left + next,
-                            ""},
-                      o);
+  return report_error(
+      Error{error_code_for(signal), "stopped by " + describe(signal) + " " + done + "; " + left + next, ""}, o);
 }
 
 int dry_run_uninstall(const Options& o) {

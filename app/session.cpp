@@ -69,12 +69,9 @@ class PausingInterrupts final : public Interrupts {
 std::optional<Checkpoint> test_pause_point() {
   const char* at = std::getenv("CUDNN_INSTALL_TEST_PAUSE_AT");
   if (!at) return std::nullopt;
-  const std::pair<const char*, Checkpoint> points[] = {{"spool", Checkpoint::Spool},
-                                                       {"stage", Checkpoint::Stage},
-                                                       {"swap", Checkpoint::Swap},
-                                                       {"commit", Checkpoint::Commit},
-                                                       {"undo", Checkpoint::Undo},
-                                                       {"next-undo", Checkpoint::NextUndo}};
+  const std::pair<const char*, Checkpoint> points[] = {
+      {"spool", Checkpoint::Spool},   {"stage", Checkpoint::Stage}, {"swap", Checkpoint::Swap},
+      {"commit", Checkpoint::Commit}, {"undo", Checkpoint::Undo},   {"next-undo", Checkpoint::NextUndo}};
   for (const auto& [name, point] : points)
     if (std::string(at) == name) return point;
   return std::nullopt;

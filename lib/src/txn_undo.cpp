@@ -202,8 +202,8 @@ bool has_pending_journal(const fs::path& root) {
 // reversed (a disk error, a permission, a read-only mount) must not leave the others half-done. The
 // failures are reported one by one; the journal keeps the transaction, so the next run (or
 // --rollback) finishes it once the cause is fixed, and what was undone already is not touched again.
-Result<void> undo_steps(FileSystem& fs, const fs::path& root, const BeginRecord& begin, EnvStore* env,
-                        SwapPhase phase, Interrupts* seen) {
+Result<void> undo_steps(FileSystem& fs, const fs::path& root, const BeginRecord& begin, EnvStore* env, SwapPhase phase,
+                        Interrupts* seen) {
   std::vector<std::string> failed;
   if (auto r = undo_env_edit(env, begin); !r) failed.push_back(r.error().message);  // made last: undone first
   for (auto it = begin.steps.rbegin(); it != begin.steps.rend(); ++it) {
