@@ -218,8 +218,7 @@ Error nothing_changed_if_interrupted(Error error) {
 Result<Toolkit> toolkit_for(const Options& o) {
   auto name = parse_archive_name(o.archive.filename().string());
   if (!name && name_check(o) == NameCheck::Enforce) return std::unexpected(name.error());
-  return choose_toolkit(system_toolkit_search(o.cuda_root, process_runner()),
-                        name ? std::optional(name->cuda.major) : std::nullopt);
+  return choose_cli_toolkit(o, ToolkitPurpose::Install, name ? std::optional(name->cuda.major) : std::nullopt);
 }
 
 // Writes nothing: the archive is listed (a tar.xz decoded into nothing), the plan shown.

@@ -43,7 +43,7 @@ int report_recovery_only(const Recovery& r, const Toolkit& toolkit, const Option
 
 int cmd_rollback(const Options& o) {
   if (o.mode == Mode::DryRun) {
-    auto toolkit = choose_toolkit(system_toolkit_search(o.cuda_root, process_runner()), std::nullopt);
+    auto toolkit = choose_cli_toolkit(o, ToolkitPurpose::Inspect);
     if (!toolkit) return report_error(toolkit.error(), o);
     return dry_run_change(*toolkit, rollback_op(toolkit->root), o);
   }

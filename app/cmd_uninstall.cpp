@@ -71,7 +71,7 @@ int report_removed_in_place(const Toolkit& tk, Session& session, const std::map<
 
 int cmd_uninstall(const Options& o) {
   if (o.mode == Mode::DryRun) {
-    auto toolkit = choose_toolkit(system_toolkit_search(o.cuda_root, process_runner()), std::nullopt);
+    auto toolkit = choose_cli_toolkit(o, ToolkitPurpose::Inspect);
     if (!toolkit) return report_error(toolkit.error(), o);
     return dry_run_change(*toolkit, uninstall_op(*toolkit, o.force), o);
   }
