@@ -116,7 +116,13 @@ struct Session {
 // after saying so on stderr: a test signals the install at a known point without timing it.
 std::unique_ptr<Interrupts> catch_cli_interrupts();
 Result<Session> open_session(const std::filesystem::path& root, const Options& options);
-// The toolkit of --cuda-root (or the only one detected) with its session open: what the commands
+// The toolkit a command works on (choose_toolkit with this machine's search), and how it was
+// chosen told: a "toolkit ..." line when there is something to say (text), `toolkit_choice` (--json).
+Result<Toolkit> choose_cli_toolkit(const Options& options, ToolkitPurpose purpose,
+                                   std::optional<int> cuda_major = std::nullopt);
+// What `toolkit_choice` holds (docs/schema/common.json): root, chosen_by, found_by, others.
+nlohmann::json toolkit_choice_json(const Toolkit& toolkit);
+// The toolkit of --cuda-root (or the one choose_toolkit takes) with its session open: what the commands
 // that change an existing installation (--rollback, uninstall) start with.
 struct ToolkitSession {
   Toolkit toolkit;

@@ -28,7 +28,7 @@ DoctorInputs gather(const Toolkit& tk, VerifyReport report) {
 }  // namespace
 
 int cmd_doctor(const Options& o) {
-  auto toolkit = choose_toolkit(system_toolkit_search(o.cuda_root, process_runner()), std::nullopt);
+  auto toolkit = choose_cli_toolkit(o, ToolkitPurpose::Inspect);
   if (!toolkit) return report_error(toolkit.error(), o);
   VerifyOptions options;
   options.probe_command = probe_command();

@@ -27,7 +27,7 @@ struct CudaChoice {
 };
 
 Result<CudaChoice> cuda_choice(const Options& o) {
-  auto toolkit = choose_toolkit(system_toolkit_search(o.cuda_root, process_runner()), std::nullopt);
+  auto toolkit = choose_cli_toolkit(o, ToolkitPurpose::Inspect);
   if (o.cuda) {
     CudaChoice c{*o.cuda, "--cuda " + std::to_string(*o.cuda), std::nullopt};
     if (toolkit) c.toolkit = *toolkit;

@@ -150,8 +150,7 @@ int report_installed(const InstallResult& result, const Toolkit& toolkit, const 
 Result<Toolkit> toolkit_for(const Options& o) {
   auto name = parse_archive_name(o.archive.filename().string());
   if (!name && name_check(o) == NameCheck::Enforce) return std::unexpected(name.error());
-  return choose_toolkit(system_toolkit_search(o.cuda_root, process_runner()),
-                        name ? std::optional(name->cuda.major) : std::nullopt);
+  return choose_cli_toolkit(o, ToolkitPurpose::Install, name ? std::optional(name->cuda.major) : std::nullopt);
 }
 
 constexpr std::uint64_t kShowProgressFrom = 64u << 20;  // smaller archives take well under a second

@@ -62,7 +62,7 @@ Result<void> allow_rollback_outside(FileSystem& fs, const Toolkit& toolkit, cons
 }
 
 int dry_run_rollback(const Options& o) {
-  auto toolkit = choose_toolkit(system_toolkit_search(o.cuda_root, process_runner()), std::nullopt);
+  auto toolkit = choose_cli_toolkit(o, ToolkitPurpose::Inspect);
   if (!toolkit) return report_error(toolkit.error(), o);
   auto outside = dirs_outside_real_root_of_undo(*make_real_filesystem(), toolkit->root, UndoScope::Newest);
   if (!outside) return report_would_fail(outside.error(), o);

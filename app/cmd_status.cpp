@@ -41,15 +41,42 @@ nlohmann::json toolkit_status(const Toolkit& tk, const Options& o, int& rc) {
                          {"files", h.files},
                          {"path_entry", h.path_entry}});
   std::string cudnn = installed_cudnn(tk);
-  return {{"root", tk.root.string()},    {"cuda_version", tk.version.to_string()},
-          {"found_by", tk.found_by},     {"cudnn_version", cudnn.empty() ? nlohmann::json() : nlohmann::json(cudnn)},
-          {"transactions", history},     {"pending_journal", has_pending_journal(tk.root)},
-          {"path_state", env_state(tk)}, {"cleaned", cleaned}};
+  return {{"root", tk.root.string()},
+          {"cuda_version", tk.version.to_string()},
+          {"found_by", tk.found_by},
+          {"also_found_by", tk.also_found_by},
+          {"cudnn_version", cudnn.empty() ? nlohmann::json() : nlohmann::json(cudnn)},
+          {"transactions", history},
+          {"pending_journal", has_pending_journal(tk.root)},
+          {"path_state", env_state(tk)},
+          {"cleaned", cleaned}};
+}
+
+std::string status_found_by_text(const nlohmann::json& tk) {
+  std::string also;
+  for (const auto& source : tk["also_found_by"]) also += (also.empty() ? "" : ", ") + source.get<std::string>();
+  return tk["found_by"].get<std::string>() + (also.empty() ? "" : " (also " + also + ")");
+}
+
+// Several toolkits: which one the other commands take without --cuda-root, or that they need it.
+void tell_status_choice(const std::vector<Toolkit>& toolkits, const ToolkitSearch& search, const Options& o) {
+  if (toolkits.size() < 2) return;
+  auto chosen = choose_found_toolkit(toolkits, search, ToolkitPurpose::Inspect);
+  if (o.format == Format::Json) {
+    if (chosen) answer()["toolkit_choice"] = toolkit_choice_json(*chosen);
+    return;
+  }
+  if (chosen)
+    std::cout << fmt::format("without --cuda-root, commands use {}  ({})\n", chosen->root.string(),
+                             choice_text(*chosen));
+  else
+    std::cout << "several CUDA toolkits are installed: commands other than status need --cuda-root (or CUDA_PATH or "
+                 "CUDA_HOME set) to choose one\n";
 }
 
 void print_text(const nlohmann::json& tk) {
   std::cout << fmt::format("toolkit  {}  (CUDA {}, found by {})\n", tk["root"].get<std::string>(),
-                           tk["cuda_version"].get<std::string>(), tk["found_by"].get<std::string>());
+                           tk["cuda_version"].get<std::string>(), status_found_by_text(tk));
   std::cout << "  cuDNN  " << (tk["cudnn_version"].is_null() ? "none" : tk["cudnn_version"].get<std::string>())
             << (tk["transactions"].empty() ? "  (found in place; not installed by cudnn-install)" : "") << "\n";
   for (const auto& h : tk["transactions"])
@@ -84,6 +111,7 @@ int cmd_status(const Options& o) {
     if (all.empty()) std::cout << "no CUDA toolkit found (pass --cuda-root DIR)\n";
     for (const auto& tk : all) print_text(tk);
   }
+  if (!o.cuda_root) tell_status_choice(toolkits, search, o);
   return rc;
 }
 

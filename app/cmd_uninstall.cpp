@@ -96,7 +96,7 @@ int report_uninstall_stopped(Interruption signal, const Uninstalled& u, const To
 }
 
 int dry_run_uninstall(const Options& o) {
-  auto toolkit = choose_toolkit(system_toolkit_search(o.cuda_root, process_runner()), std::nullopt);
+  auto toolkit = choose_cli_toolkit(o, ToolkitPurpose::Inspect);
   if (!toolkit) return report_error(toolkit.error(), o);
   auto outside = uninstall_outside(*make_real_filesystem(), *toolkit, o);
   if (!outside) return report_would_fail(outside.error(), o);

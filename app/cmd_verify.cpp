@@ -27,7 +27,7 @@ int run_verify(const Toolkit& toolkit, const std::string& expected_version, cons
 }
 
 int cmd_verify(const Options& o) {
-  auto toolkit = choose_toolkit(system_toolkit_search(o.cuda_root, process_runner()), std::nullopt);
+  auto toolkit = choose_cli_toolkit(o, ToolkitPurpose::Inspect);
   if (!toolkit) return report_error(toolkit.error(), o);
   return run_verify(*toolkit, "", o);
 }

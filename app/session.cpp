@@ -102,8 +102,38 @@ Result<Session> open_session(const std::filesystem::path& root, const Options& o
   return session;
 }
 
+nlohmann::json toolkit_choice_json(const Toolkit& tk) {
+  nlohmann::json others = nlohmann::json::array();
+  for (const auto& other : tk.choice.others)
+    others.push_back({{"root", other.root.string()}, {"cuda_version", other.version}, {"found_by", other.found_by}});
+  return {{"root", tk.root.string()},
+          {"chosen_by", to_string(tk.choice)},
+          {"found_by", found_by_text(tk)},
+          {"others", others}};
+}
+
+namespace {
+
+void tell_toolkit_choice(const Toolkit& tk, const Options& o) {
+  if (o.format == Format::Json) {
+    if (answer()["toolkit_choice"].is_null()) answer()["toolkit_choice"] = toolkit_choice_json(tk);
+    return;
+  }
+  std::string why = choice_text(tk);
+  if (!why.empty() && o.verbosity != Verbosity::Quiet)
+    std::cout << "toolkit  " << tk.root.string() << "  (" << why << ")\n";
+}
+
+}  // namespace
+
+Result<Toolkit> choose_cli_toolkit(const Options& o, ToolkitPurpose purpose, std::optional<int> cuda_major) {
+  auto toolkit = choose_toolkit(system_toolkit_search(o.cuda_root, process_runner()), purpose, cuda_major);
+  if (toolkit) tell_toolkit_choice(*toolkit, o);
+  return toolkit;
+}
+
 Result<ToolkitSession> open_toolkit_session(const Options& o) {
-  auto toolkit = choose_toolkit(system_toolkit_search(o.cuda_root, process_runner()), std::nullopt);
+  auto toolkit = choose_cli_toolkit(o, ToolkitPurpose::Inspect);
   if (!toolkit) return std::unexpected(toolkit.error());
   auto session = open_session(toolkit->root, o);
   if (!session) return std::unexpected(session.error());

@@ -169,7 +169,8 @@ Result<std::filesystem::path> library_of(const BenchRequest& request, const Benc
   if (request.library) return *request.library;
   if (request.toolkit) return installed_cudnn_library(*request.toolkit);
   if (!services.processes) return fail(ErrorCode::NoToolkit, "no toolkit given, and no way to search for one");
-  TRY_ASSIGN(auto toolkit, choose_toolkit(system_toolkit_search(request.cuda_root, *services.processes), std::nullopt));
+  TRY_ASSIGN(auto toolkit,
+             choose_toolkit(system_toolkit_search(request.cuda_root, *services.processes), ToolkitPurpose::Inspect));
   return installed_cudnn_library(toolkit);
 }
 

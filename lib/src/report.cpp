@@ -20,7 +20,7 @@ std::string archive_line(const ArchiveInfo& archive) {
 
 std::string toolkit_line(const Toolkit& tk) {
   return fmt::format("toolkit  {}\n         CUDA {} (version from {}; found by {}), {} layout, libraries in {}\n",
-                     tk.root.string(), tk.version.to_string(), tk.version_source, tk.found_by, to_string(tk.os),
+                     tk.root.string(), tk.version.to_string(), tk.version_source, found_by_text(tk), to_string(tk.os),
                      (tk.os == TargetOs::Windows ? tk.bin_dir : tk.lib_dir).generic_string());
 }
 

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <regex>
 
+#include "base/try.hpp"
 #include "base/util.hpp"
+#include "toolkit_identity.hpp"
 #include "toolkit_version.hpp"
 
 namespace fs = std::filesystem;
@@ -102,29 +104,108 @@ std::optional<std::string> env_value(const ToolkitSearch& search, const std::str
 struct Candidate {
   fs::path root;
   std::string found_by;
+  std::string shown;  // how it is named among a toolkit's other sources ("also ...")
 };
 
+// nvcc on PATH names the toolkit whose bin/ holds it: through a symlink (/usr/local/bin/nvcc ->
+// /usr/local/cuda-13.0/bin/nvcc, as update-alternatives makes it), the one the link leads to.
+std::optional<Candidate> nvcc_candidate(const fs::path& dir) {
+  std::error_code ec;
+  for (const char* name : {"nvcc", "nvcc.exe"}) {
+    fs::path nvcc = dir / name;
+    if (!fs::exists(nvcc, ec)) continue;
+    fs::path bin = fs::is_symlink(nvcc, ec) ? fs::weakly_canonical(nvcc, ec).parent_path() : dir.lexically_normal();
+    if (!bin.has_filename()) bin = bin.parent_path();  // "/x/bin/" -> "/x/bin"
+    return Candidate{bin.parent_path(), "nvcc on PATH", "nvcc on PATH"};
+  }
+  return std::nullopt;
+}
+
+// In priority order: the most explicit source first, so that it names a toolkit found twice.
 std::vector<Candidate> candidates(const ToolkitSearch& search) {
   std::vector<Candidate> out;
   for (const char* name : {"CUDA_PATH", "CUDA_HOME", "CUDA_ROOT"})
-    if (auto v = env_value(search, name)) out.push_back({*v, name});
+    if (auto v = env_value(search, name)) out.push_back({*v, name, name});
   static const std::regex versioned(R"(CUDA_PATH_V[0-9]+_[0-9]+)");
   for (const auto& [key, value] : search.environment)
-    if (std::regex_match(key, versioned) && !value.empty()) out.push_back({value, key});
+    if (std::regex_match(key, versioned) && !value.empty()) out.push_back({value, key, key});
   if (auto path = env_value(search, "PATH")) {
-    char sep = search.path_separator;
     std::stringstream ss(*path);
-    std::error_code ec;
-    for (std::string dir; std::getline(ss, dir, sep);)
-      if (!dir.empty() && (fs::exists(fs::path(dir) / "nvcc", ec) || fs::exists(fs::path(dir) / "nvcc.exe", ec)))
-        out.push_back({fs::path(dir).parent_path(), "nvcc on PATH"});
+    for (std::string dir; std::getline(ss, dir, search.path_separator);)
+      if (!dir.empty())
+        if (auto c = nvcc_candidate(dir)) out.push_back(std::move(*c));
   }
-  for (const auto& dir : search.default_dirs) out.push_back({dir, "default location"});
+  for (const auto& dir : search.default_dirs) out.push_back({dir, "default location", dir.string()});
   return out;
 }
 
+// A wrapper script on PATH (/usr/local/bin/nvcc running /usr/local/cuda/bin/nvcc) makes its parent
+// look like a toolkit known only by `nvcc --version`. When a real tree of the same CUDA release was
+// found, that is the toolkit the wrapper runs: one toolkit, not two.
+bool is_wrapper_of(const Toolkit& wrapper, const Toolkit& real) {
+  return &wrapper != &real && wrapper.found_by == "nvcc on PATH" && wrapper.version_source == "nvcc --version" &&
+         real.version_source != "nvcc --version" && wrapper.version.major == real.version.major &&
+         wrapper.version.minor == real.version.minor;
+}
+
+void merge_wrappers(std::vector<Toolkit>& found) {
+  for (size_t i = 0; i < found.size();) {
+    auto real = std::find_if(found.begin(), found.end(), [&](const Toolkit& r) { return is_wrapper_of(found[i], r); });
+    if (real == found.end()) {
+      ++i;
+      continue;
+    }
+    real->also_found_by.push_back("nvcc on PATH (wrapper " + (found[i].root / "bin" / "nvcc").string() + ")");
+    found.erase(found.begin() + static_cast<std::ptrdiff_t>(i));
+  }
+}
+
 std::string describe(const Toolkit& tk) {
-  return "  " + tk.root.string() + "  (CUDA " + tk.version.to_string() + ", found by " + tk.found_by + ")";
+  return "  " + tk.root.string() + "  (CUDA " + tk.version.to_string() + ", found by " + found_by_text(tk) + ")";
+}
+
+std::string describe_all(const std::vector<Toolkit>& toolkits) {
+  std::string list;
+  for (const auto& tk : toolkits) list += "\n" + describe(tk);
+  return list;
+}
+
+// The variable the user set to name a toolkit, in the order CUDA's own tools read them.
+constexpr const char* kToolkitVariables[] = {"CUDA_PATH", "CUDA_HOME", "CUDA_ROOT"};
+
+bool found_through(const Toolkit& tk, const std::string& source) {
+  return tk.found_by == source ||
+         std::find(tk.also_found_by.begin(), tk.also_found_by.end(), source) != tk.also_found_by.end();
+}
+
+// The toolkit an explicitly set variable names, among those that fit, and which variable it was.
+std::optional<std::pair<Toolkit, std::string>> named_by_variable(const std::vector<Toolkit>& fit,
+                                                                 const ToolkitSearch& search) {
+  for (const char* variable : kToolkitVariables) {
+    if (!env_value(search, variable)) continue;
+    for (const auto& tk : fit)
+      if (found_through(tk, variable)) return std::pair{tk, std::string(variable)};
+  }
+  return std::nullopt;
+}
+
+// The chosen toolkit, with how it was chosen and every other toolkit found.
+Toolkit take_toolkit(Toolkit tk, ChosenBy by, const std::vector<Toolkit>& all, std::string variable = {},
+                     std::optional<int> cuda_major = std::nullopt) {
+  ToolkitChoice choice;
+  choice.by = by;
+  choice.variable = std::move(variable);
+  choice.cuda_major = cuda_major;
+  for (const auto& other : all)
+    if (other.root != tk.root) choice.others.push_back({other.root, other.version.to_string(), found_by_text(other)});
+  tk.choice = std::move(choice);
+  return tk;
+}
+
+Error several_toolkits(ToolkitPurpose purpose, const std::vector<Toolkit>& fit) {
+  std::string what = purpose == ToolkitPurpose::Install ? "several CUDA toolkits could take this archive"
+                                                        : "several CUDA toolkits are installed";
+  return Error{ErrorCode::NoToolkit, what + "; choose one with --cuda-root:" + describe_all(fit), ""};
 }
 
 }  // namespace
@@ -158,47 +239,90 @@ Result<Toolkit> probe_toolkit(const fs::path& root, std::string found_by, const 
 
 std::vector<Toolkit> find_toolkits(const ToolkitSearch& search) {
   std::vector<Toolkit> found;
-  std::vector<fs::path> seen;
+  std::vector<std::string> identities;  // of found[i]
   for (const auto& c : candidates(search)) {
-    std::error_code ec;
-    fs::path real = fs::weakly_canonical(c.root, ec);
-    if (ec || std::find(seen.begin(), seen.end(), real) != seen.end()) continue;
+    std::string identity = toolkit_dir_identity(c.root);
+    if (identity.empty()) continue;
+    auto seen = std::find(identities.begin(), identities.end(), identity);
+    if (seen != identities.end()) {  // the same directory again: a link to it, another variable
+      Toolkit& tk = found[static_cast<size_t>(seen - identities.begin())];
+      std::string shown = c.root == tk.root && c.found_by == "default location" ? c.found_by : c.shown;
+      if (shown != tk.found_by && !found_through(tk, shown)) tk.also_found_by.push_back(shown);
+      continue;
+    }
     if (auto tk = probe_toolkit(c.root, c.found_by, search)) {
-      seen.push_back(real);
+      identities.push_back(identity);
       found.push_back(std::move(*tk));
     }
   }
+  merge_wrappers(found);
   return found;
 }
 
-Result<Toolkit> choose_toolkit(const ToolkitSearch& search, std::optional<int> cuda_major) {
-  if (search.cuda_root) return probe_toolkit(*search.cuda_root, "--cuda-root", search);
-  auto all = find_toolkits(search);
+Result<Toolkit> choose_toolkit(const ToolkitSearch& search, ToolkitPurpose purpose, std::optional<int> cuda_major) {
+  if (search.cuda_root) {
+    TRY_ASSIGN(auto tk, probe_toolkit(*search.cuda_root, "--cuda-root", search));
+    tk.choice.by = ChosenBy::CudaRoot;
+    return tk;
+  }
+  return choose_found_toolkit(find_toolkits(search), search, purpose, cuda_major);
+}
+
+Result<Toolkit> choose_found_toolkit(const std::vector<Toolkit>& all, const ToolkitSearch& search,
+                                     ToolkitPurpose purpose, std::optional<int> cuda_major) {
   if (all.empty())
     return fail(ErrorCode::NoToolkit,
-                "no CUDA toolkit found (looked at CUDA_PATH, CUDA_PATH_Vx_y, CUDA_HOME, nvcc on PATH and the default "
-                "locations). Install the CUDA toolkit first, or pass --cuda-root DIR.");
-  if (!cuda_major) {
-    if (all.size() == 1) return all.front();
-  } else {
-    std::vector<Toolkit> matching;
-    std::copy_if(all.begin(), all.end(), std::back_inserter(matching),
-                 [&](const Toolkit& tk) { return tk.version.major == *cuda_major; });
-    if (matching.size() == 1) return matching.front();
-    if (matching.empty() && all.size() == 1) return all.front();  // the plan refuses it, naming both majors
-    if (matching.empty()) {
-      std::string list;
-      for (const auto& tk : all) list += "\n" + describe(tk);
+                "no CUDA toolkit found (looked at CUDA_PATH, CUDA_PATH_Vx_y, CUDA_HOME, CUDA_ROOT, nvcc on PATH and "
+                "the default locations). Install the CUDA toolkit first, or pass --cuda-root DIR.");
+  std::vector<Toolkit> fit = all;
+  if (purpose == ToolkitPurpose::Install && cuda_major) {
+    std::erase_if(fit, [&](const Toolkit& tk) { return tk.version.major != *cuda_major; });
+    if (fit.empty() && all.size() > 1)  // (one toolkit of another major: the plan refuses it, naming both)
       return fail(ErrorCode::CudaMismatch, "the archive is built for CUDA " + std::to_string(*cuda_major) +
                                                " but no CUDA " + std::to_string(*cuda_major) +
-                                               " toolkit was found. Found:" + list);
-    }
-    all = matching;
+                                               " toolkit was found. Found:" + describe_all(all));
   }
-  std::string list;
-  for (const auto& tk : all) list += "\n" + describe(tk);
-  return fail(ErrorCode::NoToolkit,
-              "several CUDA toolkits could take this archive; choose one with --cuda-root:" + list);
+  if (all.size() == 1) return take_toolkit(all.front(), ChosenBy::OnlyOne, all);  // nothing to choose between
+  if (auto named = named_by_variable(fit, search))
+    return take_toolkit(named->first, ChosenBy::Variable, all, named->second);
+  if (fit.size() == 1) return take_toolkit(fit.front(), ChosenBy::OnlyForMajor, all, "", cuda_major);
+  return std::unexpected(several_toolkits(purpose, fit));
+}
+
+std::string found_by_text(const Toolkit& toolkit) {
+  if (toolkit.also_found_by.empty()) return toolkit.found_by;
+  std::string also;
+  for (const auto& source : toolkit.also_found_by) also += (also.empty() ? "" : ", ") + source;
+  return toolkit.found_by + " (also " + also + ")";
+}
+
+std::string to_string(const ToolkitChoice& choice) {
+  switch (choice.by) {
+    case ChosenBy::NotChosen:
+      return "not-chosen";
+    case ChosenBy::CudaRoot:
+      return "--cuda-root";
+    case ChosenBy::Variable:
+      return choice.variable;
+    case ChosenBy::OnlyOne:
+      return "only-toolkit";
+    case ChosenBy::OnlyForMajor:
+      return "only-for-cuda-major";
+  }
+  return "not-chosen";
+}
+
+std::string choice_text(const Toolkit& toolkit) {
+  const ToolkitChoice& c = toolkit.choice;
+  std::string why;
+  if (c.by == ChosenBy::Variable) why = "from " + c.variable;
+  if (c.by == ChosenBy::OnlyForMajor && c.cuda_major)
+    why = "the only CUDA " + std::to_string(*c.cuda_major) + " toolkit, which the archive is built for";
+  if (c.others.empty()) return why;
+  std::string others;
+  for (const auto& o : c.others)
+    others += (others.empty() ? "" : ", ") + o.root.string() + " (CUDA " + o.version + ", " + o.found_by + ")";
+  return (why.empty() ? "" : why + "; ") + "also found: " + others + "; use --cuda-root to pick another";
 }
 
 std::optional<std::string> nvcc_version_output(ProcessRunner& runner, const fs::path& nvcc) {

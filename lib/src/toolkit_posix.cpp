@@ -4,6 +4,7 @@
 #include <regex>
 
 #include "cudnn_install/toolkit.hpp"
+#include "toolkit_identity.hpp"
 
 namespace fs = std::filesystem;
 
@@ -24,6 +25,14 @@ std::vector<fs::path> default_dirs() {
 }
 
 }  // namespace
+
+std::string toolkit_dir_identity(const fs::path& dir) {
+  std::error_code ec;
+  fs::path real = fs::weakly_canonical(dir, ec);
+  if (ec) return {};
+  if (!real.has_filename() && real.has_parent_path()) real = real.parent_path();  // "/x/" is "/x"
+  return real.string();
+}
 
 ToolkitSearch system_toolkit_search(std::optional<fs::path> cuda_root, ProcessRunner& runner) {
   ToolkitSearch search;

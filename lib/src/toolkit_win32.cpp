@@ -8,6 +8,7 @@
 
 #include "base/win32_util.hpp"
 #include "cudnn_install/toolkit.hpp"
+#include "toolkit_identity.hpp"
 
 namespace fs = std::filesystem;
 
@@ -50,7 +51,31 @@ std::vector<fs::path> default_dirs() {
   return dirs;
 }
 
+// The path the system itself resolves the directory to (junctions, symlinks, 8.3 names), or "".
+std::wstring final_path_of(const fs::path& dir) {
+  HANDLE h = CreateFileW(dir.c_str(), 0, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, nullptr, OPEN_EXISTING,
+                         FILE_FLAG_BACKUP_SEMANTICS, nullptr);
+  if (h == INVALID_HANDLE_VALUE) return {};
+  std::wstring out(32768, L'\0');
+  DWORD n = GetFinalPathNameByHandleW(h, out.data(), static_cast<DWORD>(out.size()), FILE_NAME_NORMALIZED);
+  CloseHandle(h);
+  if (n == 0 || n >= out.size()) return {};
+  out.resize(n);
+  return out;
+}
+
 }  // namespace
+
+std::string toolkit_dir_identity(const fs::path& dir) {
+  std::wstring real = final_path_of(dir);
+  if (real.empty()) {
+    std::error_code ec;
+    real = fs::weakly_canonical(dir, ec).wstring();
+    if (ec) return {};
+  }
+  CharLowerBuffW(real.data(), static_cast<DWORD>(real.size()));  // NTFS names compare without case
+  return win32::narrow(real);
+}
 
 ToolkitSearch system_toolkit_search(std::optional<fs::path> cuda_root, ProcessRunner& runner) {
   ToolkitSearch search;

@@ -168,14 +168,36 @@ TEST(WinToolkit, FoundThroughNvidiasRegistryKeyAndProgramFiles) {
   };
   EXPECT_TRUE(has(from_registry));
   EXPECT_TRUE(has(from_default));
-  auto cuda12 = choose_toolkit(search, 12);
+  auto cuda12 = choose_toolkit(search, ToolkitPurpose::Install, 12);
   ASSERT_TRUE(cuda12) << cuda12.error().message;
   EXPECT_TRUE(fs::equivalent(cuda12->root, from_registry));
   EXPECT_EQ(cuda12->bin_dir, fs::path("bin"));
-  auto cuda13 = choose_toolkit(search, 13);
+  auto cuda13 = choose_toolkit(search, ToolkitPurpose::Install, 13);
   ASSERT_TRUE(cuda13) << cuda13.error().message;
   EXPECT_TRUE(fs::equivalent(cuda13->root, from_default));
   EXPECT_EQ(cuda13->bin_dir, fs::path("bin") / "x64");  // where cudart64_13.dll is
+}
+
+// Issue 19: two CUDA versions, CUDA_PATH naming the current one in another case than
+// CUDA_PATH_V13_0 (names compare without case here): one toolkit, and the choice of every command.
+TEST(WinToolkit, CudaPathInAnotherCaseIsTheSameToolkitAndTheChoice) {
+  TempDir v12, v13;
+  make_windows_toolkit(v12.path(), "12.4.1", false);
+  make_windows_toolkit(v13.path(), "13.0.0", true);
+  std::wstring upper = v13.path().wstring();
+  CharUpperBuffW(upper.data(), static_cast<DWORD>(upper.size()));
+  ToolkitSearch search;
+  search.path_separator = ';';
+  search.environment = {{"CUDA_PATH", fs::path(upper).string()},
+                        {"CUDA_PATH_V12_4", v12.path().string()},
+                        {"CUDA_PATH_V13_0", v13.path().string()}};
+  auto all = find_toolkits(search);
+  ASSERT_EQ(all.size(), 2u);
+  auto tk = choose_toolkit(search, ToolkitPurpose::Inspect);
+  ASSERT_TRUE(tk) << tk.error().message;
+  EXPECT_TRUE(fs::equivalent(tk->root, v13.path()));
+  EXPECT_EQ(to_string(tk->choice), "CUDA_PATH");
+  EXPECT_EQ(found_by_text(*tk), "CUDA_PATH (also CUDA_PATH_V13_0)");
 }
 
 // Issue 18, class 5: a create's rename (MoveFileExW without MOVEFILE_REPLACE_EXISTING) leaves a

@@ -20,11 +20,37 @@ struct CudaVersion {
   std::string to_string() const;
 };
 
+// Why choose_toolkit took a toolkit.
+enum class ChosenBy {
+  NotChosen,     // listed by find_toolkits (status), not chosen
+  CudaRoot,      // --cuda-root
+  Variable,      // CUDA_PATH, CUDA_HOME or CUDA_ROOT names it (ToolkitChoice::variable)
+  OnlyOne,       // the only toolkit found
+  OnlyForMajor,  // the only toolkit of the archive's CUDA major
+};
+
+// A toolkit found but not chosen, for the note that says which others exist.
+struct OtherToolkit {
+  std::filesystem::path root;
+  std::string version;
+  std::string found_by;
+};
+
+struct ToolkitChoice {
+  ChosenBy by = ChosenBy::NotChosen;
+  std::string variable;           // ChosenBy::Variable: "CUDA_PATH", "CUDA_HOME" or "CUDA_ROOT"
+  std::optional<int> cuda_major;  // ChosenBy::OnlyForMajor: the archive's
+  std::vector<OtherToolkit> others;
+};
+
 struct Toolkit {
   std::filesystem::path root;
   CudaVersion version;
   std::string version_source;  // "version.json", "version.txt", "cuda.h (CUDA_VERSION 13000)", "nvcc --version"
   std::string found_by;        // "--cuda-root", "CUDA_PATH", "nvcc on PATH", "default location"
+  // Other sources that name the same directory (by real path): "nvcc on PATH", "default location /usr/local/cuda".
+  std::vector<std::string> also_found_by;
+  ToolkitChoice choice;
   TargetOs os = TargetOs::Linux;
   // Directories relative to root, symlinks resolved when they stay inside the tree.
   std::filesystem::path include_dir = "include";
@@ -55,8 +81,27 @@ struct ToolkitSearch {
 Result<Toolkit> probe_toolkit(const std::filesystem::path& root, std::string found_by, const ToolkitSearch& search);
 // Every distinct toolkit found, in priority order.
 std::vector<Toolkit> find_toolkits(const ToolkitSearch& search);
-// Picks the toolkit for an archive built for `cuda_major` (nullopt: unknown, e.g. --force-name).
-Result<Toolkit> choose_toolkit(const ToolkitSearch& search, std::optional<int> cuda_major);
+// What the toolkit is chosen for: the refusal's words and the CUDA-major filter depend on it.
+enum class ToolkitPurpose {
+  Install,  // an archive built for a CUDA major (or unknown, e.g. --force-name)
+  Inspect,  // verify, status, doctor, rollback, uninstall, fetch, bench: no archive
+};
+// Picks one toolkit: --cuda-root; else, among those that fit (Install: the archive's `cuda_major`),
+// the one CUDA_PATH, then CUDA_HOME, then CUDA_ROOT names; else the only one. Several and no
+// variable: refused, with the list and how each was found. `choice` says which rule took it.
+Result<Toolkit> choose_toolkit(const ToolkitSearch& search, ToolkitPurpose purpose,
+                               std::optional<int> cuda_major = std::nullopt);
+// The same choice among toolkits already found by find_toolkits(search) (status lists them all first).
+Result<Toolkit> choose_found_toolkit(const std::vector<Toolkit>& found, const ToolkitSearch& search,
+                                     ToolkitPurpose purpose, std::optional<int> cuda_major = std::nullopt);
+// "CUDA_PATH (also nvcc on PATH, default location /usr/local/cuda)".
+std::string found_by_text(const Toolkit& toolkit);
+// For people: how the toolkit was chosen and which others exist, e.g. "from CUDA_HOME; also found:
+// /usr/local/cuda-12.4 (CUDA 12.4, default location); use --cuda-root to pick another". Empty when
+// there is nothing to say (--cuda-root, or the only toolkit found by a default).
+std::string choice_text(const Toolkit& toolkit);
+// The machine-readable name of the rule: "--cuda-root", "CUDA_PATH", "only-toolkit", "only-for-cuda-major", ...
+std::string to_string(const ToolkitChoice& choice);
 
 // The real machine's inputs: environment, default directories, and nvcc run through `runner`, which
 // must outlive the search (toolkit_posix/_win32).
