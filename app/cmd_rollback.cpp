@@ -1,5 +1,6 @@
 // `cudnn-install --rollback`: undo the newest committed transaction, byte for byte.
 #include <iostream>
+#include <memory>
 
 #include "cli.hpp"
 #include "cudnn_install/preview.hpp"
@@ -9,11 +10,13 @@
 namespace cudnn_install::cli {
 namespace {
 
-// The rollback itself, on the real filesystem or on a preview of it.
-ChangeOp rollback_op(const std::filesystem::path& root) {
-  return [root](FileSystem& fs, EnvStore* env) -> Result<ChangeSummary> {
+// The rollback itself, on the real filesystem or on a preview of it; `undone`, when given, gets
+// the transaction it undid (a dry run's answer names it).
+ChangeOp rollback_op(const std::filesystem::path& root, std::shared_ptr<HistoryItem> undone = nullptr) {
+  return [root, undone](FileSystem& fs, EnvStore* env) -> Result<ChangeSummary> {
     auto item = rollback_last(fs, root, env);
     if (!item) return std::unexpected(item.error());
+    if (undone) *undone = *item;
     ChangeSummary s;
     s.headline.push_back("roll back transaction " + item->id + " (" + item->operation + " of cuDNN " +
                          item->cudnn_version + " from " + item->archive + ", " + item->time + "):");
@@ -66,7 +69,12 @@ int dry_run_rollback(const Options& o) {
   if (!toolkit) return report_error(toolkit.error(), o);
   auto outside = dirs_outside_real_root_of_undo(*make_real_filesystem(), toolkit->root, UndoScope::Newest);
   if (!outside) return report_would_fail(outside.error(), o);
-  return dry_run_change(*toolkit, rollback_op(toolkit->root), o, *outside);
+  auto undone = std::make_shared<HistoryItem>();
+  int rc = dry_run_change(*toolkit, rollback_op(toolkit->root, undone), o, *outside);
+  if (rc == 0)  // the transaction the real run would undo
+    answer()["transaction"] = {
+        {"id", undone->id}, {"archive", undone->archive}, {"cudnn_version", undone->cudnn_version}};
+  return rc;
 }
 
 }  // namespace

@@ -98,6 +98,13 @@ TEST(CliPreview, DryRunsOfRollbackUninstallAndInstallWriteNothing) {
   EXPECT_NE(out.find("then run ldconfig"), std::string::npos) << out;
   EXPECT_NE(out.find("dry run: nothing was written."), std::string::npos) << out;
   EXPECT_EQ(tree_manifest(t.dir.path()), before);
+  // The JSON answer names the transaction the real run would undo (it was null, against the schema).
+  ASSERT_EQ(t.run("--rollback --dry-run --json 2>/dev/null", &out), 0) << out;
+  auto answer = nlohmann::json::parse(out);
+  ASSERT_TRUE(answer["transaction"].is_object()) << out;
+  EXPECT_FALSE(answer["transaction"]["id"].get<std::string>().empty()) << out;
+  EXPECT_EQ(answer["transaction"]["cudnn_version"], "9.19.0.56") << out;
+  EXPECT_EQ(tree_manifest(t.dir.path()), before);
 
   ASSERT_EQ(t.run("uninstall --dry-run", &out), 0) << out;
   EXPECT_NE(out.find("undo install of cuDNN 9.19.0.56"), std::string::npos) << out;
