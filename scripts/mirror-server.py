@@ -4,11 +4,15 @@ download must survive: Range requests (206), ETag / If-None-Match (304), and a c
 mid-file. It writes its port to --port-file, logs every GET to --log, and stops by itself after
 --lifetime seconds (the test that starts it also stops it).
 
-Usage: mirror-server.py ROOT --port-file FILE [--log FILE] [--drop-after N] [--lifetime S]
+Usage: mirror-server.py ROOT --port-file FILE [--log FILE] [--drop-after N] [--lifetime S] [--proxy-for HOST]
   --drop-after N: the first full GET of each archive sends the whole Content-Length, then only N
                   bytes, then closes the connection.
+  --proxy-for HOST: it is also an HTTP proxy, for HOST only: a request for http://HOST[:port]/PATH (the
+                  absolute form a client sends to its proxy) is served as PATH and logged with
+                  "via-proxy"; any other absolute address gets 502. HOST need not resolve: only a
+                  client that uses the proxy can reach it.
 """
-import argparse, email.utils, functools, http.server, os, threading
+import argparse, email.utils, functools, http.server, os, threading, urllib.parse
 
 dropped = set()
 lock = threading.Lock()
@@ -23,9 +27,18 @@ class Handler(http.server.SimpleHTTPRequestHandler):
     def record(self, status, note=""):
         if self.server.log:
             with lock, open(self.server.log, "a") as f:
-                f.write(f"GET {self.path} {self.headers.get('Range', '-')} {status} {note}\n")
+                via = " via-proxy" if self.proxied else ""
+                f.write(f"GET {self.path} {self.headers.get('Range', '-')} {status} {note}{via}\n")
 
     def do_GET(self):
+        self.proxied = self.path.startswith("http://")
+        if self.proxied:
+            url = urllib.parse.urlsplit(self.path)
+            if url.hostname != self.server.proxy_for:
+                self.record(502)
+                self.send_error(502)
+                return
+            self.path = url.path + ("?" + url.query if url.query else "")
         path = self.translate_path(self.path)
         if not os.path.isfile(path):
             if os.path.isdir(path):
@@ -89,10 +102,11 @@ def main():
     p.add_argument("--log")
     p.add_argument("--drop-after", type=int)
     p.add_argument("--lifetime", type=float, default=900)
+    p.add_argument("--proxy-for")
     a = p.parse_args()
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Handler, directory=a.root))
     server.daemon_threads = True
-    server.log, server.drop_after = a.log, a.drop_after
+    server.log, server.drop_after, server.proxy_for = a.log, a.drop_after, a.proxy_for
     threading.Timer(a.lifetime, server.shutdown).start()
     tmp = a.port_file + ".tmp"
     with open(tmp, "w") as f:

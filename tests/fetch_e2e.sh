@@ -23,7 +23,7 @@ check() {  # check NAME COMMAND...: counts and reports
 
 python3 "$here/scripts/make-test-mirror.py" "$work/mirror" || exit 1
 python3 "$here/scripts/mirror-server.py" "$work/mirror" --port-file "$work/port" --log "$work/server.log" \
-  --drop-after 100000 --lifetime 600 &
+  --drop-after 100000 --lifetime 600 --proxy-for mirror.invalid &
 server_pid=$!
 for _ in $(seq 600); do [ -s "$work/port" ] && break; sleep 0.1; done  # a loaded machine starts python slowly
 mirror="http://127.0.0.1:$(cat "$work/port")/"
@@ -137,6 +137,23 @@ run 9.99 --yes --no-verify "${install_args[@]}" --mirror "$mirror"
 check "second install: nothing to do" says "already installed here: nothing to do"
 run list --mirror "$mirror"
 check "list marks the installed one" says "* 9.99.0.1"
+
+# Through a proxy: http_proxy names the server, which proxies for mirror.invalid only, a name that
+# resolves nowhere; so the download works only if the client really goes through the proxy
+# (libcurl reads http_proxy itself; the WinHTTP client passes it as a named proxy).
+use_cache() {  # use_cache DIR: the download cache of the next run, on either platform
+  if [ -n "$runner" ]; then export CUDNN_INSTALL_CACHE=$(host "$1/cudnn-install"); else export XDG_CACHE_HOME=$1; fi
+}
+proxy="http://127.0.0.1:$(cat "$work/port")"
+(use_cache "$work/proxied-cache"; export http_proxy=$proxy; run fetch 9.99 --mirror "http://mirror.invalid/")
+check "fetch through http_proxy" rc 0
+check "the download went through the proxy" grep -q "$a999 - 200 .*via-proxy" "$work/server.log"
+check "and arrived whole" cmp "$work/proxied-cache/cudnn-install/$a999" "$work/mirror/cudnn/$plat/$a999"
+proxied=$(grep -c via-proxy "$work/server.log")
+(use_cache "$work/unproxied-cache"; export http_proxy=$proxy no_proxy=mirror.invalid
+ run list --mirror "http://mirror.invalid/")
+check "no_proxy: the proxy is not used" test "$(grep -c via-proxy "$work/server.log")" = "$proxied"
+check "no_proxy: the mirror is looked up directly, and the table is listed" says "releases come from the built-in table only"
 
 # --json: one answer each, checked against docs/schema by tests/support/json-answer.sh (exit 99 when not)
 jrun() {

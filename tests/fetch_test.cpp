@@ -5,6 +5,7 @@
 #include "base/sha256.hpp"
 #include "cudnn_install/fetch.hpp"
 #include "cudnn_install/releases.hpp"
+#include "http_proxy_name.hpp"
 #include "support/fake_http.hpp"
 #include "support/sandbox.hpp"
 
@@ -262,4 +263,14 @@ TEST(FetchCatalog, ADryRunsCatalogWritesNothingToTheCache) {
 
   load_catalog(http, {mirror, cache, query("9.99")});
   EXPECT_TRUE(fs::exists(cache / "manifests" / "redistrib_9.99.0.json")) << "a real run keeps what it read";
+}
+
+TEST(WinHttpProxyName, TheVariableAsAUrlBecomesHostAndPort) {
+  EXPECT_EQ(winhttp_proxy_name("http://proxy.corp:3128"), "proxy.corp:3128");
+  EXPECT_EQ(winhttp_proxy_name("http://proxy.corp:3128/"), "proxy.corp:3128");
+  EXPECT_EQ(winhttp_proxy_name("HTTP://10.0.0.1:8080/path"), "10.0.0.1:8080");
+  EXPECT_EQ(winhttp_proxy_name("proxy.corp:3128"), "proxy.corp:3128");
+  EXPECT_EQ(winhttp_proxy_name("http=proxy.corp:3128"), "http=proxy.corp:3128");  // WinHTTP's own form, kept
+  EXPECT_EQ(winhttp_proxy_name("http:/"), "http:");
+  EXPECT_EQ(winhttp_proxy_name(""), "");
 }

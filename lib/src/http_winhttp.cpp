@@ -10,6 +10,7 @@
 
 #include "base/win32_util.hpp"
 #include "cudnn_install/http.hpp"
+#include "http_proxy_name.hpp"
 
 namespace cudnn_install {
 namespace {
@@ -24,17 +25,18 @@ struct Internet {
   Internet& operator=(const Internet&) = delete;
 };
 
-std::wstring env_wide(const char* upper, const char* lower) {
+std::string proxy_env(const char* upper, const char* lower) {
   for (const char* name : {lower, upper})
-    if (const char* value = std::getenv(name); value && *value) return win32::widen(value);
+    if (const char* value = std::getenv(name); value && *value) return value;
   return {};
 }
 
 HINTERNET open_session() {
-  auto proxy = env_wide("HTTPS_PROXY", "https_proxy");
-  if (proxy.empty()) proxy = env_wide("HTTP_PROXY", "http_proxy");
-  if (!proxy.empty()) {
-    auto bypass = env_wide("NO_PROXY", "no_proxy");
+  auto proxy_value = proxy_env("HTTPS_PROXY", "https_proxy");
+  if (proxy_value.empty()) proxy_value = proxy_env("HTTP_PROXY", "http_proxy");
+  if (!proxy_value.empty()) {
+    auto proxy = win32::widen(winhttp_proxy_name(proxy_value));
+    auto bypass = win32::widen(proxy_env("NO_PROXY", "no_proxy"));
     for (auto& c : bypass)
       if (c == L',') c = L';';
     return WinHttpOpen(L"cudnn-install", WINHTTP_ACCESS_TYPE_NAMED_PROXY, proxy.c_str(),
