@@ -89,7 +89,8 @@ Result<void> confirm(const Options& o, const std::string& doing, Interrupts* int
     return fail(ErrorCode::Usage, "no terminal to ask for confirmation: pass --yes to " + doing + " without asking");
   std::cout << "\nProceed? [y/N] " << std::flush;
   std::string answer;
-  std::getline(std::cin, answer);  // a signal ends the wait (its handler does not restart the read)
+  if (std::cin.rdbuf()->in_avail() > 0 || wait_for_input(interrupts, Checkpoint::Prompt) == Interruption::None)
+    std::getline(std::cin, answer);  // a signal during the read ends it too (its handler does not restart it)
   if (auto r = stop_if_interrupted(interrupts, Checkpoint::Prompt); !r) {
     std::cout << "\n";
     return fail(r.error().code, r.error().message + ": nothing was changed, the toolkit is as it was before.");

@@ -79,9 +79,19 @@ signal_paused() {
   # Waits for the pause (a poll, not a timing: the binary waits as long as it takes; ctest's TIMEOUT bounds it).
   while ! grep -q "test hook: paused" "$work/out" && kill -0 "$pid" 2>/dev/null; do sleep 0.05; done
   kill -s "$sig" "$pid" 2>/dev/null
+  exits_within 120 "$pid" || echo "test: no exit within 120 s of SIG$sig: killed" >> "$work/out"
   wait "$pid"
   echo $? > "$work/rc"
   pid=
+}
+# exits_within SECONDS PID: waits for PID to end; kills it (and says no) when it outlives SECONDS.
+# A hang then fails its case with a message instead of the whole test at ctest's TIMEOUT.
+exits_within() {
+  local deadline=$((SECONDS + $1))
+  while kill -0 "$2" 2>/dev/null; do
+    [ "$SECONDS" -lt "$deadline" ] || { kill -KILL "$2"; return 1; }
+    sleep 0.05
+  done
 }
 # interrupt_at POINT SIGNAL ARCHIVE: the install paused at POINT, then sent SIGNAL.
 interrupt_at() {
@@ -115,7 +125,7 @@ case_paused windows "$zip" swap INT 130 "an interrupt (SIGINT"
 # Ctrl-C at the prompt: the spool the tar.xz was read into goes too.
 toolkit linux
 manifest > "$work/before"
-python3 "$source_dir/tests/support/pty_run.py" --signal-at-prompt INT y \
+timeout -s KILL 120 python3 "$source_dir/tests/support/pty_run.py" --signal-at-prompt INT y \
   "$cli" --no-verify --cuda-root "$root" $(manifest_of "$tar") "$tar" > "$work/out" 2>&1
 echo $? > "$work/rc"
 check "SIGINT at the prompt: exit 130" rc 130

@@ -5,11 +5,15 @@
 // after the commit record, the install stands. And the real handlers only record the signal.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <map>
 #include <set>
+#include <thread>
+#include <utility>
 
 #ifndef _WIN32
 #include <signal.h>
+#include <unistd.h>
 #endif
 
 #include "support/fake_interrupts.hpp"
@@ -265,5 +269,61 @@ TEST(Interrupts, PosixHandlersRecordTheFirstSignalAndRestoreThePreviousHandlers)
   ASSERT_EQ(raise(SIGINT), 0);  // the previous handler is back
   EXPECT_EQ(handled_by_previous, 1);
   for (int i = 0; i < 3; ++i) sigaction(signals[i], &saved[i], nullptr);
+}
+
+// Standard input replaced by a pipe while the object lives (the prompt's stdin).
+class PipeAsStdin {
+ public:
+  PipeAsStdin() {
+    saved_ = dup(STDIN_FILENO);
+    EXPECT_EQ(pipe(ends_), 0);
+    dup2(ends_[0], STDIN_FILENO);
+  }
+  ~PipeAsStdin() {
+    dup2(saved_, STDIN_FILENO);
+    close(saved_);
+    close(ends_[0]);
+    if (ends_[1] >= 0) close(ends_[1]);
+  }
+  PipeAsStdin(const PipeAsStdin&) = delete;
+  PipeAsStdin& operator=(const PipeAsStdin&) = delete;
+  void write_line() { EXPECT_EQ(write(ends_[1], "y\n", 2), 2); }
+  void close_writer() { close(std::exchange(ends_[1], -1)); }
+
+ private:
+  int saved_ = -1;
+  int ends_[2] = {-1, -1};
+};
+
+// The prompt's race: a signal that came after the question was printed but before the read began
+// (its handler ran already; no read is there to end) still stops the wait. A blocking read of the
+// empty pipe would wait for ever; the CI saw exactly that hang once under load.
+TEST(Interrupts, ASignalBeforeThePromptWaitsEndsTheWait) {
+  PipeAsStdin input;  // nothing written, the writer open: a read would block
+  auto interrupts = catch_interrupts();
+  ASSERT_EQ(raise(SIGINT), 0);
+  EXPECT_EQ(wait_for_input(interrupts.get(), Checkpoint::Prompt), Interruption::Interrupt);
+}
+
+TEST(Interrupts, InputOrItsEndEndsTheWaitWithoutASignal) {
+  auto interrupts = catch_interrupts();
+  {
+    PipeAsStdin input;
+    input.write_line();
+    EXPECT_EQ(wait_for_input(interrupts.get(), Checkpoint::Prompt), Interruption::None);
+  }
+  {
+    PipeAsStdin input;
+    input.close_writer();  // end of input: the read that follows returns at once
+    EXPECT_EQ(wait_for_input(interrupts.get(), Checkpoint::Prompt), Interruption::None);
+  }
+  FakeInterrupts raised_later;  // a signal while waiting (no input ever) ends the wait too
+  std::thread signaller([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(120));
+    raised_later.raise(Interruption::Hangup);
+  });
+  PipeAsStdin input;
+  EXPECT_EQ(wait_for_input(&raised_later, Checkpoint::Prompt), Interruption::Hangup);
+  signaller.join();
 }
 #endif

@@ -1,7 +1,9 @@
 // SIGINT, SIGTERM and SIGHUP recorded by a handler that only stores the signal in a lock-free
 // atomic (async-signal-safe). Installed without SA_RESTART, so that a prompt waiting in read()
 // returns at once and the CLI sees the signal there too.
+#include <poll.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cstring>
@@ -57,5 +59,15 @@ class PosixInterrupts final : public Interrupts {
 }  // namespace
 
 std::unique_ptr<Interrupts> catch_interrupts() { return std::make_unique<PosixInterrupts>(); }
+
+Interruption wait_for_input(Interrupts* interrupts, Checkpoint at) {
+  constexpr int kSliceMs = 50;  // how late a signal that came just before poll() is noticed
+  for (;;) {
+    if (auto raised = interrupts ? interrupts->raised(at) : Interruption::None; raised != Interruption::None)
+      return raised;
+    pollfd input{STDIN_FILENO, POLLIN, 0};
+    if (::poll(&input, 1, kSliceMs) > 0) return Interruption::None;  // readable, closed or in error: read() says
+  }
+}
 
 }  // namespace cudnn_install

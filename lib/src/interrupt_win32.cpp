@@ -54,4 +54,19 @@ class Win32Interrupts final : public Interrupts {
 
 std::unique_ptr<Interrupts> catch_interrupts() { return std::make_unique<Win32Interrupts>(); }
 
+// A console input handle is signalled while it holds events (keys, but also focus or mouse events;
+// the read that follows then waits for Enter, and Ctrl-C still ends that read). A pipe or a file
+// is not waited on: a read from it does not hang on a signal that came earlier.
+Interruption wait_for_input(Interrupts* interrupts, Checkpoint at) {
+  constexpr DWORD kSliceMs = 50;
+  HANDLE input = GetStdHandle(STD_INPUT_HANDLE);
+  DWORD mode = 0;
+  bool console = input != INVALID_HANDLE_VALUE && input != nullptr && GetConsoleMode(input, &mode);
+  for (;;) {
+    if (auto raised = interrupts ? interrupts->raised(at) : Interruption::None; raised != Interruption::None)
+      return raised;
+    if (!console || WaitForSingleObject(input, kSliceMs) != WAIT_TIMEOUT) return Interruption::None;
+  }
+}
+
 }  // namespace cudnn_install

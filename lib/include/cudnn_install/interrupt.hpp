@@ -40,4 +40,9 @@ const char* describe(Checkpoint at);  // "while copying the new files", ...
 // look at (nullptr) is never interrupted.
 Result<void> stop_if_interrupted(Interrupts* interrupts, Checkpoint at);
 
+// Waits until standard input has something to read (or is closed), or until a signal has been
+// received; says which. A prompt waits here before it reads: a signal that came between printing
+// the question and a blocking read would otherwise leave the read waiting for ever.
+Interruption wait_for_input(Interrupts* interrupts, Checkpoint at);
+
 }  // namespace cudnn_install
