@@ -168,7 +168,7 @@ InstallRequest install_request(const Options& o, Spooling spooling) {
 }
 
 InstallServices install_services(FileSystem& fs, const Options& o) {
-  InstallServices services{fs, {}, {}, {}, {}};
+  InstallServices services{fs};
   services.plan_env = [&o](const Toolkit& toolkit, int cudnn_major) { return plan_env_step(toolkit, cudnn_major, o); };
   services.runtime_evidence = windows_runtime_evidence;
   services.read_progress = percent_line(o, "reading", kShowProgressFrom);

@@ -128,6 +128,44 @@ TEST(HostileArchive, OnlyRegularFilesAreReadAsArchives) {
   EXPECT_EQ(diff(before, snapshot(root)), "");
 }
 
+// Issue 18: --manifest is read as carefully as the archive: a FIFO, a symlink to /dev/zero or a
+// directory is refused before it is read (a plain read used to wait for ever on the FIFO), and so
+// is a file far larger than any manifest; each says what the file is and that it is the manifest.
+TEST(HostileArchive, OnlyRegularFilesOfAManifestsSizeAreReadAsManifests) {
+  TempDir dir;
+  fs::path root = dir.path() / "cuda";
+  make_linux_toolkit(root, 13000);
+  fs::path archive = corpus("good/cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz");
+  struct Case {
+    const char* what;
+    std::function<void(const fs::path&)> make;
+    const char* says;
+  } cases[] = {
+      {"fifo", [](const fs::path& p) { ASSERT_EQ(::mkfifo(p.c_str(), 0644), 0); }, "is a FIFO"},
+      {"symlink-to-dev-zero", [](const fs::path& p) { fs::create_symlink("/dev/zero", p); }, "character device"},
+      {"directory", [](const fs::path& p) { fs::create_directories(p); }, "is a directory"},
+      {"huge", [](const fs::path& p) { std::ofstream(p).close(), fs::resize_file(p, 64u << 20); },
+       "NVIDIA's redistrib_*.json manifests are far smaller"},
+      {"missing", [](const fs::path&) {}, "does not exist: check the manifest's path"},
+  };
+  auto before = snapshot(root);
+  for (const auto& c : cases) {
+    fs::path manifest = dir.path() / c.what / "redistrib_9.19.0.json";
+    fs::create_directories(manifest.parent_path());
+    c.make(manifest);
+    for (const char* mode : {"--dry-run", "--yes --no-verify"}) {
+      std::string out;
+      int rc = run_command("timeout 120 " + cli() + " " + mode + " --cuda-root " + root.string() + " --manifest " +
+                               manifest.string() + " " + archive.string() + " </dev/null",
+                           &out);
+      EXPECT_EQ(rc, 1) << c.what << " " << mode << ": " << out;
+      EXPECT_NE(out.find(c.says), std::string::npos) << c.what << " " << mode << ": " << out;
+      EXPECT_NE(out.find("manifest"), std::string::npos) << c.what << " " << mode << ": " << out;
+    }
+  }
+  EXPECT_EQ(diff(before, snapshot(root)), "");
+}
+
 // Issue 18, class 1: a file name longer than the toolkit's filesystem holds (NAME_MAX) is refused
 // by the plan, in --dry-run and in a real install, whether its directory exists (lstat used to
 // fail with ENAMETOOLONG: exit 4) or is still to be made (the rename failed half-way, and the

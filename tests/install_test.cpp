@@ -52,7 +52,7 @@ struct CountingFs {
 TEST(InstallOperation, ARefusedApprovalLeavesTheTreeAndRemovesTheSpool) {
   InstallFixture f;
   auto before = snapshot(f.root);
-  InstallServices services{*f.real, {}, {}, {}, {}};
+  InstallServices services{*f.real};
   int shown = 0;
   InstallHooks hooks;
   hooks.show = [&](const PlannedInstall& p) {
@@ -72,7 +72,7 @@ TEST(InstallOperation, ARefusedApprovalLeavesTheTreeAndRemovesTheSpool) {
 
 TEST(InstallOperation, TheSecondRunOfTheSameArchiveAsksNothingAndReadsItsMemo) {
   InstallFixture f;
-  InstallServices services{*f.real, {}, {}, {}, {}};
+  InstallServices services{*f.real};
   auto first = install(f.request, f.toolkit, services, {});
   ASSERT_TRUE(first) << first.error().message;
   ASSERT_TRUE(first->txn);
@@ -81,7 +81,7 @@ TEST(InstallOperation, TheSecondRunOfTheSameArchiveAsksNothingAndReadsItsMemo) {
   auto after = snapshot(f.root);
 
   CountingFs counting(*f.real);
-  InstallServices again{counting.fs, {}, {}, {}, {}};
+  InstallServices again{counting.fs};
   InstallHooks hooks;
   hooks.approve = [](const PlannedInstall&) -> Result<void> {
     ADD_FAILURE() << "nothing to approve: the archive is installed";
@@ -102,7 +102,7 @@ TEST(InstallOperation, AnInterruptedSpoolSaysNothingChanged) {
   FakeInterrupts interrupts;
   interrupts.raise(Interruption::Terminate);
   f.request.apply.interrupts = &interrupts;
-  InstallServices services{*f.real, {}, {}, {}, {}};
+  InstallServices services{*f.real};
   auto result = install(f.request, f.toolkit, services, {});
   ASSERT_FALSE(result);
   EXPECT_EQ(result.error().code, ErrorCode::Terminated);
@@ -113,7 +113,7 @@ TEST(InstallOperation, AnInterruptedSpoolSaysNothingChanged) {
 
 TEST(InstallOperation, TheEnvironmentStepAndRuntimeNeedsComeFromTheServices) {
   InstallFixture f;
-  InstallServices services{*f.real, {}, {}, {}, {}};
+  InstallServices services{*f.real};
   int asked_major = 0;
   services.plan_env = [&](const Toolkit&, int cudnn_major) -> Result<EnvStep> {
     asked_major = cudnn_major;

@@ -225,33 +225,34 @@ const char* kind_of(mode_t mode) {
   return "not a regular file";
 }
 
-std::unexpected<Error> not_regular(const fs::path& path, mode_t mode) {
+std::unexpected<Error> not_regular(const fs::path& path, mode_t mode, FileRole role) {
+  std::string what = describe(role);
   return fail(ErrorCode::Usage,
-              "'" + path.string() + "' is " + kind_of(mode) +
-                  ", not a regular file: cudnn-install reads archives only from regular files. Save the archive to a "
-                  "file first and pass that file's path.",
+              "'" + path.string() + "' is " + kind_of(mode) + ", not a regular file: cudnn-install reads " + what +
+                  "s only from regular files. Save the " + what + " to a file first and pass that file's path.",
               path.string());
 }
 
 }  // namespace
 
-Result<void> check_regular_file(const fs::path& path) {
+Result<void> check_regular_file(const fs::path& path, FileRole role) {
+  std::string what = describe(role);
   struct stat st;
   if (::stat(path.c_str(), &st) != 0)
     return fail(ErrorCode::Usage,
                 "'" + path.string() + "' " +
-                    (errno == ENOENT ? std::string("does not exist: check the archive's path")
+                    (errno == ENOENT ? "does not exist: check the " + what + "'s path"
                                      : "cannot be read: " + std::string(std::strerror(errno))),
                 path.string());
-  if (!S_ISREG(st.st_mode)) return not_regular(path, st.st_mode);
+  if (!S_ISREG(st.st_mode)) return not_regular(path, st.st_mode, role);
   // Replaced by a FIFO since? O_NONBLOCK opens one without waiting for a writer; fstat tells.
   int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
   if (fd < 0)
-    return fail(ErrorCode::Usage, "cannot open the archive '" + path.string() + "': " + std::strerror(errno),
+    return fail(ErrorCode::Usage, "cannot open the " + what + " '" + path.string() + "': " + std::strerror(errno),
                 path.string());
   int rc = ::fstat(fd, &st);
   ::close(fd);
-  if (rc != 0 || !S_ISREG(st.st_mode)) return not_regular(path, rc != 0 ? 0 : st.st_mode);
+  if (rc != 0 || !S_ISREG(st.st_mode)) return not_regular(path, rc != 0 ? 0 : st.st_mode, role);
   return {};
 }
 

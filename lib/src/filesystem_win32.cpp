@@ -203,12 +203,12 @@ class Win32FileSystem final : public FileSystem {
 }  // namespace
 
 // A regular file is a disk file that is not a directory; a named pipe, a console or NUL is not.
-Result<void> check_regular_file(const fs::path& path) {
+Result<void> check_regular_file(const fs::path& path, FileRole role) {
+  std::string what = describe(role);
   auto refuse = [&](const std::string& why) -> Result<void> {
     return fail(ErrorCode::Usage,
-                "'" + path.string() + "' " + why +
-                    ": cudnn-install reads archives only from regular files. Save the archive to a file first and "
-                    "pass that file's path.",
+                "'" + path.string() + "' " + why + ": cudnn-install reads " + what +
+                    "s only from regular files. Save the " + what + " to a file first and pass that file's path.",
                 path.string());
   };
   win32::Handle h(CreateFileW(path.c_str(), FILE_READ_ATTRIBUTES,
@@ -217,7 +217,8 @@ Result<void> check_regular_file(const fs::path& path) {
   if (!h.valid()) {
     DWORD err = GetLastError();
     if (err == ERROR_FILE_NOT_FOUND || err == ERROR_PATH_NOT_FOUND)
-      return fail(ErrorCode::Usage, "'" + path.string() + "' does not exist: check the archive's path", path.string());
+      return fail(ErrorCode::Usage, "'" + path.string() + "' does not exist: check the " + what + "'s path",
+                  path.string());
     return refuse("cannot be opened (" + win32::error_text(err) + ")");
   }
   BY_HANDLE_FILE_INFORMATION info;

@@ -4,10 +4,10 @@
 
 #include <spdlog/spdlog.h>
 
-#include <fstream>
 #include <future>
 
 #include "base/try.hpp"
+#include "base/util.hpp"
 #include "cudnn_install/archive_memo.hpp"
 #include "cudnn_install/state_dir.hpp"
 
@@ -16,12 +16,18 @@ namespace fs = std::filesystem;
 namespace cudnn_install {
 namespace {
 
+// The user's file, not the state's: a symlink is fine, a FIFO or a device is refused before it is
+// read, and so is a file far larger than any of NVIDIA's manifests.
 Result<std::optional<std::vector<ManifestEntry>>> read_manifest(const std::optional<fs::path>& manifest) {
   if (!manifest) return std::nullopt;
-  std::ifstream in(*manifest, std::ios::binary);  // the user's file, not the state's: a symlink is fine
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (!in.is_open()) return fail(ErrorCode::Usage, "cannot read the manifest '" + manifest->string() + "'");
-  TRY_ASSIGN(auto entries, parse_manifest(text));
+  TRY(check_regular_file(*manifest, FileRole::Manifest));
+  std::error_code ec;
+  if (auto bytes = fs::file_size(*manifest, ec); !ec && bytes > util::kSmallFileLimit)
+    return fail(ErrorCode::Usage, "the manifest '" + manifest->string() + "' is " + util::human_bytes(bytes) +
+                                      ": NVIDIA's redistrib_*.json manifests are far smaller. Is it the right file?");
+  auto text = util::read_text_file(*manifest);
+  if (!text) return fail(ErrorCode::Usage, "cannot read the manifest '" + manifest->string() + "'");
+  TRY_ASSIGN(auto entries, parse_manifest(*text));
   return entries;
 }
 

@@ -89,7 +89,7 @@ Result<TxnOutcome> install_through(FileSystem& fs, const fs::path& root, const f
   request.manifest = corpus_manifest(archive_path);
   request.spooling = reading == Reading::Spool ? Spooling::IntoToolkit : Spooling::None;
   request.apply = two_threads(interrupts);
-  InstallServices services{fs, {}, {}, {}, {}};
+  InstallServices services{fs};
   auto result = install(request, *toolkit, services, {});
   if (!result) return std::unexpected(result.error());
   if (!result->txn) throw std::runtime_error("the scenario's archive was already installed");

@@ -92,7 +92,10 @@ class FileSystem {
 // directory is refused at once, before anything reads it. What the path names is looked at, then
 // opened without blocking (O_NONBLOCK: a FIFO with no writer) and looked at again through the
 // opened handle, so that what is checked is what was opened.
-Result<void> check_regular_file(const std::filesystem::path& path);
+// `role` names the file in the messages ("the archive", "the manifest").
+enum class FileRole { Archive, Manifest };
+inline const char* describe(FileRole role) { return role == FileRole::Manifest ? "manifest" : "archive"; }
+Result<void> check_regular_file(const std::filesystem::path& path, FileRole role = FileRole::Archive);
 
 // The errno values of lstat(2) that mean nothing is at the path: a name too long for the
 // filesystem cannot be there either (undo asks about such names after a failed install).

@@ -49,6 +49,7 @@ struct EnvStep {
 
 // What the install needs from the machine besides the filesystem; every member may be empty.
 struct InstallServices {
+  explicit InstallServices(FileSystem& filesystem) : fs(filesystem) {}  // the rest: none, set as needed
   FileSystem& fs;
   std::function<Result<EnvStep>(const Toolkit&, int cudnn_major)> plan_env;  // empty: no environment step
   std::function<WindowsRuntimeEvidence(const Toolkit&)> runtime_evidence;    // empty: not looked for

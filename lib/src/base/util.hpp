@@ -13,13 +13,23 @@
 
 namespace cudnn_install::util {
 
-// Whole small file (headers, version files); nullopt if it cannot be read.
-inline std::optional<std::string> read_text_file(const std::filesystem::path& path) {
+// Whole small file (headers, version files, manifests); nullopt if it cannot be read, is not a
+// regular file (a FIFO would block the read for ever, /dev/zero never end it) or holds more than
+// max_bytes.
+inline constexpr std::uintmax_t kSmallFileLimit = std::uintmax_t{16} << 20;
+inline std::optional<std::string> read_text_file(const std::filesystem::path& path,
+                                                 std::uintmax_t max_bytes = kSmallFileLimit) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return std::nullopt;
   std::ifstream in(path, std::ios::binary);
   if (!in) return std::nullopt;
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
+  std::string text;
+  char chunk[1 << 14];
+  while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
+    text.append(chunk, static_cast<std::size_t>(in.gcount()));
+    if (text.size() > max_bytes) return std::nullopt;
+  }
+  return text;
 }
 
 // A path as UTF-8 (what libzip's zip_open takes on every platform).
