@@ -95,7 +95,8 @@ TEST(ArchiveIdentity, AnArchiveThatCannotTellIsRefused) {
   auto text = identify_archive(dir.path() / "notes.txt", std::nullopt);
   ASSERT_FALSE(text);
   EXPECT_EQ(text.error().code, ErrorCode::BadName);
-  EXPECT_NE(text.error().message.find("it is not a zip, tar.xz or tgz file"), std::string::npos) << text.error().message;
+  EXPECT_NE(text.error().message.find("it is not a zip, tar.xz or tgz file"), std::string::npos)
+      << text.error().message;
   write_file(dir.path() / "broken.zip", "x");
   auto broken = identify_archive(dir.path() / "broken.zip", std::nullopt);
   ASSERT_FALSE(broken);
@@ -142,7 +143,8 @@ TEST(ArchiveIdentity, CliInstallsARenamedDownloadFromADirectoryWithSpaces) {
   fs::path root = dir.path() / "cuda";
   make_linux_toolkit(root, 13000);
   fs::path file = renamed_copy(dir, kLinux919, "cudnn-linux-x86_64-9.19.0.56_cuda13-archive (1).tar.xz");
-  std::string args = " --cuda-root " + sh_quoted(root) + " --manifest " + sh_quoted(corpus_manifest_file()) + " " + sh_quoted(file);
+  std::string args =
+      " --cuda-root " + sh_quoted(root) + " --manifest " + sh_quoted(corpus_manifest_file()) + " " + sh_quoted(file);
   auto before = snapshot(dir.path(), "");
   std::string out;
   EXPECT_EQ(run_command(cli() + " --dry-run" + args, &out), 0) << out;
@@ -166,8 +168,8 @@ TEST(ArchiveIdentity, CliRefusesARenamedArchiveOfAnotherCudaMajor) {
   auto before = snapshot(root);  // a real run's refusal leaves its log and lock in .cudnn-install, nothing else
   for (const fs::path& f : {file, plain}) {
     std::string out;
-    int rc = run_command(cli() + (f == plain ? " --dry-run" : " --yes --no-verify") + " --cuda-root " + sh_quoted(root) + " --manifest " +
-                             sh_quoted(corpus_manifest_file()) + " " + sh_quoted(f),
+    int rc = run_command(cli() + (f == plain ? " --dry-run" : " --yes --no-verify") + " --cuda-root " +
+                             sh_quoted(root) + " --manifest " + sh_quoted(corpus_manifest_file()) + " " + sh_quoted(f),
                          &out);
     EXPECT_EQ(rc, 2) << out;
     EXPECT_NE(out.find("built for CUDA 12"), std::string::npos) << out;

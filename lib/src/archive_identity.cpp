@@ -4,8 +4,8 @@
 #include <fstream>
 
 #include "archive_inspect.hpp"
-#include "cudnn_install/filesystem.hpp"
 #include "base/try.hpp"
+#include "cudnn_install/filesystem.hpp"
 
 namespace fs = std::filesystem;
 
@@ -117,7 +117,8 @@ Result<std::optional<std::vector<ManifestEntry>>> read_manifest_file(const std::
 Result<ArchiveIdentity> identify_archive(const fs::path& path, const std::optional<fs::path>& manifest,
                                          const HashProgress& progress) {
   std::string file_name = path.filename().string();
-  if (auto name = parse_archive_name(file_name)) return ArchiveIdentity{std::move(*name), IdentifiedBy::FileName, "", ""};
+  if (auto name = parse_archive_name(file_name))
+    return ArchiveIdentity{std::move(*name), IdentifiedBy::FileName, "", ""};
   TRY(check_regular_file(path));  // before reading: a FIFO would block the hash for ever
   TRY_ASSIGN(auto entries, read_manifest_file(manifest));
   TRY_ASSIGN(auto sha, sha256_file(path, progress));
