@@ -7,6 +7,7 @@
 
 #include "cli.hpp"
 #include "cudnn_install/archive.hpp"
+#include "cudnn_install/archive_identity.hpp"
 #include "cudnn_install/install.hpp"
 #include "cudnn_install/plan.hpp"
 #include "cudnn_install/preview.hpp"
@@ -18,8 +19,6 @@
 
 namespace cudnn_install::cli {
 namespace {
-
-NameCheck name_check(const Options& o) { return o.force_name ? NameCheck::Skip : NameCheck::Enforce; }
 
 EnvChanged env_changed_by(const Plan& plan) {
   EnvChanged changed;
@@ -146,22 +145,35 @@ int report_installed(const InstallResult& result, const Toolkit& toolkit, const 
   return run_verify(toolkit, plan.cudnn_version, o);
 }
 
-// The toolkit is chosen from the file name alone, so that a tar.xz can be decoded once, straight
-// into the toolkit's spool, under the lock (a zip's directory is read where it lies).
-Result<Toolkit> toolkit_for(const Options& o) {
-  auto name = parse_archive_name(o.archive.filename().string());
-  if (!name && name_check(o) == NameCheck::Enforce) return std::unexpected(name.error());
-  return choose_cli_toolkit(o, ToolkitPurpose::Install, name ? std::optional(name->cuda.major) : std::nullopt);
-}
-
 constexpr std::uint64_t kShowProgressFrom = 64u << 20;  // smaller archives take well under a second
 
+struct Identified {
+  ArchiveIdentity identity;
+  Toolkit toolkit;
+};
+
+// The toolkit is chosen by the archive's CUDA major before the archive is inspected, so that a
+// tar.xz can be decoded once, straight into the toolkit's spool, under the lock (a zip's directory
+// is read where it lies). NVIDIA's file name says it; a renamed file is hashed (and, unknown,
+// listed) first to find which archive it is (archive_identity.hpp).
+Result<Identified> toolkit_for(const Options& o) {
+  if (o.force_name)
+    spdlog::info("--force-name is no longer needed: a renamed archive is recognised by its sha256 or its content");
+  auto identified = identify_archive(o.archive, o.manifest, percent_line(o, "sha256", kShowProgressFrom));
+  if (!identified) return std::unexpected(identified.error());
+  ArchiveIdentity& identity = *identified;
+  if (!identity.how.empty()) spdlog::info("{}: {}", o.archive.string(), identity.how);  // the plan shows it too
+  auto toolkit = choose_cli_toolkit(o, ToolkitPurpose::Install, identity.name.cuda.major);
+  if (!toolkit) return std::unexpected(toolkit.error());
+  return Identified{std::move(identity), std::move(*toolkit)};
+}
+
 // The flags as the library's request; `spooling` and `apply` filled in by the caller.
-InstallRequest install_request(const Options& o, Spooling spooling) {
+InstallRequest install_request(const Options& o, const ArchiveIdentity& identity, Spooling spooling) {
   InstallRequest request;
   request.archive = o.archive;
   request.manifest = o.manifest;
-  request.name_check = name_check(o);
+  request.identity = identity;
   request.spooling = spooling;
   request.apply.in_use = o.replace_in_use ? InUse::RenameAside : InUse::Refuse;
   return request;
@@ -179,11 +191,11 @@ InstallServices install_services(FileSystem& fs, const Options& o) {
 // Writes nothing: the archive is listed (a tar.xz decoded into nothing), the plan shown.
 // It also foresees what the real run would stop at (the lock, rights, space, programs holding
 // files with --require-no-holders): "would fail: ..." with the real run's exit code.
-int dry_run(const Toolkit& toolkit, const Options& o) {
+int dry_run(const ArchiveIdentity& identity, const Toolkit& toolkit, const Options& o) {
   auto fs = make_real_filesystem();
   if (auto lock = check_state_lock_possible(*fs, toolkit.root); !lock) return report_would_fail(lock.error(), o);
   auto services = install_services(*fs, o);
-  auto planned = plan_install(install_request(o, Spooling::None), toolkit, services);
+  auto planned = plan_install(install_request(o, identity, Spooling::None), toolkit, services);
   if (!planned) return report_error(planned.error(), o);
   if (has_pending_journal(toolkit.root))
     spdlog::warn("an interrupted transaction is pending in {}; the next real run will restore it first",
@@ -217,13 +229,14 @@ int report_already_installed(const Plan& plan, const Options& o) {
 }  // namespace
 
 int cmd_install(const Options& o) {
-  auto toolkit = toolkit_for(o);
-  if (!toolkit) return report_error(toolkit.error(), o);
-  if (o.mode == Mode::DryRun) return dry_run(*toolkit, o);
+  auto identified = toolkit_for(o);
+  if (!identified) return report_error(identified.error(), o);
+  const Toolkit* toolkit = &identified->toolkit;
+  if (o.mode == Mode::DryRun) return dry_run(identified->identity, *toolkit, o);
   auto session = open_session(toolkit->root, o);
   if (!session) return report_error(session.error(), o);
   ProgressBar bar(o);
-  auto request = install_request(o, Spooling::IntoToolkit);
+  auto request = install_request(o, identified->identity, Spooling::IntoToolkit);
   request.apply.progress = bar.callback();
   request.apply.env = session->env.get();
   request.apply.interrupts = session->interrupts.get();

@@ -151,7 +151,9 @@ int main(int argc, char** argv) {
   app.add_flag("--dry-run", dry_run, "show every change, write nothing");
   app.add_flag("-y,--yes", yes, "do not ask for confirmation");
   app.add_flag("--rollback", rollback, "undo the last install, byte for byte");
-  app.add_flag("--force-name", o.force_name, "accept an archive whose file name matches no known form");
+  app.add_flag("--force-name", o.force_name,
+               "no longer needed, kept for old scripts: a renamed archive is recognised by its sha256 or its content "
+               "and checked as NVIDIA's archive of that name");
   app.add_option("--manifest", o.manifest, "NVIDIA redistrib_<version>.json to check the sha256 against");
   app.add_flag("--no-path", o.no_path, "do not change PATH / the loader configuration");
   app.add_flag("--system", o.system_scope, "change the system PATH (HKLM) instead of the user's");

@@ -36,7 +36,7 @@ TEST(ArchiveCorpus, EveryEraIsReadWithItsHeaderVersion) {
   ASSERT_GE(exp["good"].size(), 12u);
   for (const auto& g : exp["good"]) {
     fs::path path = fs::path(CORPUS_DIR) / g["file"].get<std::string>();
-    auto info = inspect_archive(path, NameCheck::Enforce);
+    auto info = inspect_archive(path, std::nullopt);
     ASSERT_TRUE(info) << path << ": " << info.error().message;
     CudnnVersion v = info->header_version;
     EXPECT_EQ(std::to_string(v.major) + "." + std::to_string(v.minor) + "." + std::to_string(*v.patch),
@@ -54,7 +54,7 @@ TEST(ArchiveCorpus, EveryHostileArchiveIsRefusedWithItsReason) {
   ASSERT_GE(exp["hostile"].size(), 25u);
   for (const auto& h : exp["hostile"]) {
     fs::path path = fs::path(CORPUS_DIR) / h["file"].get<std::string>();
-    auto info = inspect_archive(path, NameCheck::Enforce);
+    auto info = inspect_archive(path, std::nullopt);
     ASSERT_FALSE(info) << h["case"] << " was accepted";
     EXPECT_EQ(to_string(info.error().code), h["code"].get<std::string>()) << h["case"] << ": " << info.error().message;
     EXPECT_NE(info.error().message.find(h["contains"].get<std::string>()), std::string::npos)
@@ -63,8 +63,8 @@ TEST(ArchiveCorpus, EveryHostileArchiveIsRefusedWithItsReason) {
 }
 
 TEST(ArchiveCorpus, Windows919UsesBinX64) {
-  auto info = inspect_archive(fs::path(CORPUS_DIR) / "good/cudnn-windows-x86_64-9.19.0.56_cuda13-archive.zip",
-                              NameCheck::Enforce);
+  auto info =
+      inspect_archive(fs::path(CORPUS_DIR) / "good/cudnn-windows-x86_64-9.19.0.56_cuda13-archive.zip", std::nullopt);
   ASSERT_TRUE(info);
   EXPECT_EQ(info->os, TargetOs::Windows);
   EXPECT_EQ(count_role(*info, Role::Dll), 8u);
@@ -73,8 +73,8 @@ TEST(ArchiveCorpus, Windows919UsesBinX64) {
 }
 
 TEST(ArchiveCorpus, LinuxSymlinkChainsAreKept) {
-  auto info = inspect_archive(fs::path(CORPUS_DIR) / "good/cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz",
-                              NameCheck::Enforce);
+  auto info =
+      inspect_archive(fs::path(CORPUS_DIR) / "good/cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz", std::nullopt);
   ASSERT_TRUE(info);
   auto it = std::find_if(info->entries.begin(), info->entries.end(),
                          [](const Entry& e) { return e.file_name == "libcudnn.so.9"; });
@@ -84,17 +84,24 @@ TEST(ArchiveCorpus, LinuxSymlinkChainsAreKept) {
   EXPECT_EQ(it->role, Role::SharedLib);
 }
 
-TEST(ArchiveCorpus, ForceNameAcceptsARenamedArchive) {
+TEST(ArchiveCorpus, ARenamedArchiveIsInspectedUnderTheNameItWasIdentifiedAs) {
   fs::path renamed = fs::temp_directory_path() / "my-cudnn-copy.tar.xz";
   fs::copy_file(fs::path(CORPUS_DIR) / "good/cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz", renamed,
                 fs::copy_options::overwrite_existing);
-  auto refused = inspect_archive(renamed, NameCheck::Enforce);
+  auto refused = inspect_archive(renamed, std::nullopt);
   ASSERT_FALSE(refused);
   EXPECT_EQ(refused.error().code, ErrorCode::BadName);
-  auto forced = inspect_archive(renamed, NameCheck::Skip);
-  ASSERT_TRUE(forced) << forced.error().message;
-  EXPECT_FALSE(forced->name);
-  EXPECT_EQ(forced->header_version.number(), 91900);
+  auto named =
+      inspect_archive(renamed, parse_archive_name("cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz").value());
+  ASSERT_TRUE(named) << named.error().message;
+  ASSERT_TRUE(named->name);
+  EXPECT_EQ(named->name->cuda.major, 13);
+  EXPECT_EQ(named->header_version.number(), 91900);
+  // A name whose version is not the header's is refused, as the file's own name would be.
+  auto wrong =
+      inspect_archive(renamed, parse_archive_name("cudnn-linux-x86_64-9.10.2.21_cuda13-archive.tar.xz").value());
+  ASSERT_FALSE(wrong);
+  EXPECT_EQ(wrong.error().code, ErrorCode::VersionMismatch);
   fs::remove(renamed);
 }
 
@@ -282,11 +289,11 @@ TEST(ArchiveXz, DecodingReportsHowFarIntoTheFile) {
   };
   std::vector<std::pair<std::uint64_t, std::uint64_t>> listed, spooled;
   ASSERT_TRUE(
-      inspect_archive(real, NameCheck::Enforce, [&](std::uint64_t d, std::uint64_t t) { listed.emplace_back(d, t); }));
+      inspect_archive(real, std::nullopt, [&](std::uint64_t d, std::uint64_t t) { listed.emplace_back(d, t); }));
   check(listed);
   fs::path spool = fs::temp_directory_path() / ("spool-test-" + std::to_string(::getpid()));
   auto fsys = make_real_filesystem();
-  ASSERT_TRUE(inspect_and_spool(real, NameCheck::Enforce, *fsys, spool,
+  ASSERT_TRUE(inspect_and_spool(real, std::nullopt, *fsys, spool,
                                 [&](std::uint64_t d, std::uint64_t t) { spooled.emplace_back(d, t); }));
   check(spooled);
   ASSERT_TRUE(remove_spool(*fsys, spool));

@@ -6,26 +6,10 @@
 #include "archive_inspect.hpp"
 #include "base/try.hpp"
 #include "base/util.hpp"
+#include "cudnn_install/archive_identity.hpp"
 
 namespace cudnn_install {
 namespace {
-
-std::string first_component(const std::string& name) { return name.substr(0, name.find('/')); }
-
-// Every entry sits under one top folder ("cuda/" or "cudnn-...-archive/"): strip it.
-std::string common_top_folder(const std::vector<RawEntry>& entries) {
-  std::string top;
-  for (const auto& e : entries) {
-    std::string name = normalise_entry_name(e.name);
-    if (name.find('/') == std::string::npos && e.type != EntryType::Directory) return {};
-    std::string first = first_component(name);
-    if (top.empty())
-      top = first;
-    else if (first != top)
-      return {};
-  }
-  return top;
-}
 
 TargetOs guess_os(const std::vector<Entry>& entries) {
   bool dll = std::any_of(entries.begin(), entries.end(), [](const Entry& e) { return e.role == Role::Dll; });
@@ -104,7 +88,7 @@ Result<CudnnVersion> parse_version_header(const std::string& text, const std::st
 
 Result<ArchiveInfo> inspect_listing(Listing listing, std::optional<ArchiveName> name, Container container) {
   std::string label = name ? name->file_name : std::string("the archive");
-  std::string top = common_top_folder(listing.entries);
+  std::string top = listing_top_folder(listing.entries);
   ArchiveInfo info;
   info.listing = listing;
   info.name = name;
@@ -132,13 +116,12 @@ Result<ArchiveInfo> inspect_listing(Listing listing, std::optional<ArchiveName> 
   return info;
 }
 
-Result<ArchiveInfo> inspect_with(const std::filesystem::path& path, NameCheck check, const ReadListing& read) {
-  std::string file_name = path.filename().string();
-  auto name = parse_archive_name(file_name);
-  std::optional<Container> container = name ? std::optional(name->container) : container_from_extension(file_name);
-  if (!name && (check == NameCheck::Enforce || !container)) return std::unexpected(name.error());
-  TRY_ASSIGN(auto listing, read(path, *container));
-  auto info = inspect_listing(std::move(listing), name ? std::optional(*name) : std::nullopt, *container);
+Result<ArchiveInfo> inspect_with(const std::filesystem::path& path, const std::optional<ArchiveName>& named,
+                                 const ReadListing& read) {
+  auto name = named ? Result<ArchiveName>(*named) : parse_archive_name(path.filename().string());
+  if (!name) return std::unexpected(name.error());
+  TRY_ASSIGN(auto listing, read(path, name->container));
+  auto info = inspect_listing(std::move(listing), *name, name->container);
   if (!info) return info;
   info->path = path;
   std::error_code ec;
@@ -153,13 +136,15 @@ ReadListing read_with(std::function<Result<Listing>(ArchiveReader&)> read) {
   };
 }
 
-Result<ArchiveInfo> inspect_archive(const std::filesystem::path& path, NameCheck check, const ReadProgress& progress) {
-  return inspect_with(path, check,
+Result<ArchiveInfo> inspect_archive(const std::filesystem::path& path, const std::optional<ArchiveName>& named,
+                                    const ReadProgress& progress) {
+  return inspect_with(path, named,
                       read_with([&](ArchiveReader& reader) { return reader.list(is_version_header, progress); }));
 }
 
-Result<ArchiveInfo> inspect_with_listing(const std::filesystem::path& path, NameCheck check, Listing listing) {
-  return inspect_with(path, check, [&](const std::filesystem::path&, Container) -> Result<Listing> { return listing; });
+Result<ArchiveInfo> inspect_with_listing(const std::filesystem::path& path, const std::optional<ArchiveName>& named,
+                                         Listing listing) {
+  return inspect_with(path, named, [&](const std::filesystem::path&, Container) -> Result<Listing> { return listing; });
 }
 
 Result<std::unique_ptr<ArchiveReader>> open_archive(const std::filesystem::path& path, Container container) {

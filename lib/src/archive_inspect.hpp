@@ -43,6 +43,7 @@ using ReadListing = std::function<Result<Listing>(const std::filesystem::path&, 
 // (safety, completeness, version header): everything inspect_archive promises.
 // `read` for a reader's own listing or a spooling pass: opens the archive and hands it over.
 ReadListing read_with(std::function<Result<Listing>(ArchiveReader&)> read);
-Result<ArchiveInfo> inspect_with(const std::filesystem::path& path, NameCheck check, const ReadListing& read);
+Result<ArchiveInfo> inspect_with(const std::filesystem::path& path, const std::optional<ArchiveName>& named,
+                                 const ReadListing& read);
 
 }  // namespace cudnn_install

@@ -14,7 +14,7 @@ constexpr const char* kExpectedForms =
     "  cudnn-<plat>-<ver>_cuda<major.minor>-archive.{tar.xz,zip}   e.g. "
     "cudnn-linux-x86_64-8.4.1.50_cuda11.6-archive.tar.xz (8.3-8.4)\n"
     "  cudnn-<cuda>-<os>-v<ver>.{tgz,zip}   e.g. cudnn-11.4-windows-x64-v8.2.2.26.zip (up to 8.2)\n"
-    "If you renamed the download, restore its original name, or pass --force-name.";
+    "(a renamed download is recognised by its sha256, with --manifest, or by its top folder).";
 
 // No real version part comes near this; the bound keeps CUDNN_VERSION arithmetic from overflowing.
 constexpr int kMaxVersionPart = 99999;

@@ -93,12 +93,12 @@ class Spooler {
 
 }  // namespace
 
-Result<ArchiveInfo> inspect_and_spool(const fs::path& path, NameCheck check, FileSystem& fs, const fs::path& spool_dir,
-                                      const ReadProgress& progress, Interrupts* interrupts) {
+Result<ArchiveInfo> inspect_and_spool(const fs::path& path, const std::optional<ArchiveName>& named, FileSystem& fs,
+                                      const fs::path& spool_dir, const ReadProgress& progress, Interrupts* interrupts) {
   std::error_code ec;
   auto size = fs::file_size(path, ec);
   Spooler spooler(fs, spool_dir, progress, ec ? 0 : size, interrupts);
-  auto info = inspect_with(path, check, read_with([&](ArchiveReader& reader) { return spooler.run(reader); }));
+  auto info = inspect_with(path, named, read_with([&](ArchiveReader& reader) { return spooler.run(reader); }));
   if (info) info->spooled = spooler.take_spooled();
   return info;
 }

@@ -33,7 +33,13 @@ Result<void> check_compatible(const ArchiveInfo& archive, const Toolkit& toolkit
                                              to_string(toolkit.os) + " toolkit; download the " + to_string(toolkit.os) +
                                              " archive instead");
   if (auto arch = archive_target_missing(archive, toolkit)) return std::unexpected(arch->error());
-  if (archive.name && archive.name->cuda.major != toolkit.version.major)
+  // However the archive was identified (its name, its sha256, its top folder), it has NVIDIA's name.
+  if (!archive.name)
+    return fail(ErrorCode::CudaMismatch,
+                "which CUDA version this archive is built for is not known, so it cannot be checked against the "
+                "toolkit at '" +
+                    toolkit.root.string() + "'; give the archive NVIDIA's name for it, or pass --manifest");
+  if (archive.name->cuda.major != toolkit.version.major)
     return fail(ErrorCode::CudaMismatch,
                 "the archive is built for CUDA " + archive.name->cuda.text + " but the toolkit at '" +
                     toolkit.root.string() + "' is CUDA " + toolkit.version.to_string() + "; download the _cuda" +

@@ -11,7 +11,9 @@ namespace {
 
 std::string archive_line(const ArchiveInfo& archive) {
   std::string what = archive.name ? archive.name->file_name : archive.path.filename().string();
-  std::string cuda = archive.name ? "CUDA " + archive.name->cuda.text : "CUDA unknown (--force-name)";
+  if (!archive.identified.empty())  // a renamed file: its own name, then what it was recognised as
+    what = archive.path.filename().string() + "\n         " + archive.identified;
+  std::string cuda = archive.name ? "CUDA " + archive.name->cuda.text : "CUDA unknown";
   return fmt::format("archive  {}\n         cuDNN {} for {}, {} {}, {} ({} says {})\n", what,
                      archive.name ? archive.name->version.to_string() : archive.header_version.to_string(), cuda,
                      to_string(archive.os), to_string(archive.container), util::human_bytes(archive.archive_bytes),
@@ -76,6 +78,10 @@ nlohmann::json plan_to_json(const Plan& plan, const ArchiveInfo& archive, const 
                    {"header_version_number", archive.header_version.number()},
                    {"version_header", archive.version_header}};
   if (archive.name) a["cuda"] = archive.name->cuda.text;
+  if (!archive.identified.empty()) {
+    a["given_file"] = archive.path.filename().string();
+    a["identified"] = archive.identified;
+  }
   return {{"schema", kJsonSchema},
           {"kind", "plan"},
           {"archive", a},

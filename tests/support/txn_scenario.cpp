@@ -73,7 +73,7 @@ ApplyOptions two_threads(Interrupts* interrupts) {
 }  // namespace
 
 Prepared prepare(const fs::path& root, const fs::path& archive_path) {
-  auto archive = inspect_archive(archive_path, NameCheck::Enforce);
+  auto archive = inspect_archive(archive_path, std::nullopt);
   if (!archive) throw std::runtime_error(archive.error().message);
   return plan_against(root, std::move(*archive));
 }

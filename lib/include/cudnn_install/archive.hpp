@@ -28,11 +28,12 @@ struct Entry {
   Role role = Role::Unknown;
 };
 
-enum class NameCheck { Enforce, Skip };  // Skip = --force-name
-
 struct ArchiveInfo {
   std::filesystem::path path;
-  std::optional<ArchiveName> name;  // absent only with --force-name and an unparsable name
+  // NVIDIA's name: the file's own, or the one its sha256 or top folder gave (archive_identity.hpp).
+  // Always present from inspect_archive and its siblings; absent only from inspect_listing(nullopt).
+  std::optional<ArchiveName> name;
+  std::string identified;  // for a renamed file, how it was recognised, for people; else empty
   Container container = Container::TarXz;
   TargetOs os = TargetOs::Linux;
   std::vector<Entry> entries;        // files and symlinks only, in archive order
@@ -50,18 +51,21 @@ struct ArchiveInfo {
 // component, never ''), and a directory (an extracted archive) refused with what to give instead.
 Result<std::filesystem::path> archive_argument(const std::filesystem::path& given);
 
-Result<ArchiveInfo> inspect_archive(const std::filesystem::path& path, NameCheck check,
+// `named`: NVIDIA's name of the file as identify_archive found it; nullopt: the file's own name,
+// refused (ErrorCode::BadName) when it is not NVIDIA's.
+Result<ArchiveInfo> inspect_archive(const std::filesystem::path& path, const std::optional<ArchiveName>& named,
                                     const ReadProgress& progress = {});
 // The same for a real install from a compressed tar, which cannot be searched: the one pass that
 // lists and checks the entries also copies every file into spool_dir (numbered files, never the
 // archive's names, on the toolkit's filesystem), so the xz stream is decoded once, not twice.
 // The copies are only ever renamed into place after the checks; remove_spool() clears the rest.
 // A signal seen in `interrupts` between entries or chunks stops it (ErrorCode::Interrupted, ...).
-Result<ArchiveInfo> inspect_and_spool(const std::filesystem::path& path, NameCheck check, FileSystem& fs,
-                                      const std::filesystem::path& spool_dir, const ReadProgress& progress = {},
-                                      Interrupts* interrupts = nullptr);
+Result<ArchiveInfo> inspect_and_spool(const std::filesystem::path& path, const std::optional<ArchiveName>& named,
+                                      FileSystem& fs, const std::filesystem::path& spool_dir,
+                                      const ReadProgress& progress = {}, Interrupts* interrupts = nullptr);
 // The same checks on a listing read before (archive_memo.hpp), without reading the archive.
-Result<ArchiveInfo> inspect_with_listing(const std::filesystem::path& path, NameCheck check, Listing listing);
+Result<ArchiveInfo> inspect_with_listing(const std::filesystem::path& path, const std::optional<ArchiveName>& named,
+                                         Listing listing);
 // Removes spool_dir and whatever is left in it (nothing there is fine).
 Result<void> remove_spool(FileSystem& fs, const std::filesystem::path& spool_dir);
 // The same, from a listing already read (tests, fuzzing).

@@ -51,7 +51,7 @@ struct ArchiveName {
 // Parses a bare file name (no directories). Refusals show the expected forms.
 Result<ArchiveName> parse_archive_name(std::string_view file_name);
 
-// The container guessed from the extension alone, for --force-name.
+// The container guessed from the extension alone, for a renamed file (archive_identity.hpp).
 std::optional<Container> container_from_extension(std::string_view file_name);
 
 const char* to_string(TargetOs os);

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "cudnn_install/archive.hpp"
+#include "cudnn_install/archive_identity.hpp"
 #include "cudnn_install/integrity.hpp"
 #include "cudnn_install/interrupt.hpp"
 #include "cudnn_install/plan.hpp"
@@ -32,7 +33,9 @@ enum class Spooling { IntoToolkit, None };
 struct InstallRequest {
   std::filesystem::path archive;
   std::optional<std::filesystem::path> manifest;  // a local NVIDIA manifest vouching for the archive
-  NameCheck name_check = NameCheck::Enforce;
+  // Which NVIDIA archive it is (identify_archive, which the CLI calls to choose the toolkit by its
+  // CUDA major); nullopt: plan_install identifies it itself.
+  std::optional<ArchiveIdentity> identity;
   Spooling spooling = Spooling::IntoToolkit;
   // How the transaction runs: holders, threads, progress, interrupts, the PATH store, the clock.
   // Its sha256 is the one install() computed.

@@ -83,7 +83,7 @@ Result<Toolkit> probe_toolkit(const std::filesystem::path& root, std::string fou
 std::vector<Toolkit> find_toolkits(const ToolkitSearch& search);
 // What the toolkit is chosen for: the refusal's words and the CUDA-major filter depend on it.
 enum class ToolkitPurpose {
-  Install,  // an archive built for a CUDA major (or unknown, e.g. --force-name)
+  Install,  // an archive built for a CUDA major (from its name, sha256 or content)
   Inspect,  // verify, status, doctor, rollback, uninstall, fetch, bench: no archive
 };
 // Picks one toolkit: --cuda-root; else, among those that fit (Install: the archive's `cuda_major`),
