@@ -123,7 +123,7 @@ TEST(ArchiveIdentity, AnArchiveIdentifiedByContentIsStillCheckedByTheTable) {
   auto toolkit = probe_toolkit(root, "--cuda-root", search);
   ASSERT_TRUE(toolkit) << toolkit.error().message;
   auto fsys = make_real_filesystem();
-  InstallServices services{*fsys, {}, {}, {}, {}};
+  InstallServices services{*fsys};
   InstallRequest request;
   request.archive = renamed_copy(dir, kLinux919, "cudnn.tar.xz");
   request.spooling = Spooling::None;
