@@ -57,7 +57,7 @@ case $mode in
     pytorch pytorch-nhwc.json 120 fp16,fp32 nhwc ;;
   nhwc)
     bench cudnn-install-nhwc-16.json 240 --dtypes fp16,bf16 --layouts nhwc
-    bench cudnn-install-nhwc-32.json 180 --dtypes tf32,fp32 --layouts nhwc --tiers graph
+    bench cudnn-install-nhwc-32.json 220 --dtypes tf32,fp32 --layouts nhwc --tiers graph
     pytorch pytorch-nhwc.json 200 fp16,bf16,tf32,fp32 nhwc ;;
   nchw)
     bench cudnn-install-nchw.json 240 --dtypes fp16,bf16 --layouts nchw

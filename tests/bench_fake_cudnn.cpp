@@ -191,7 +191,7 @@ int backend_execute(Handle, Desc plan, Desc pack) {
     by_uid[as(pack)->ints[A_VP_UIDS][i]] = as(pack)->ptrs[A_VP_POINTERS][i];
   const FakeEngine& spec = *engine_spec(as(plan)->engine);
   return run_conv(conv, by_uid['x'], by_uid['w'], by_uid['y'], engine_ms(spec, as(plan)->knobs), spec.capturable,
-                  spec.output);
+                  spec.output, spec.index);
 }
 
 // --- the legacy API: tensor and filter descriptors are fake::Tensor, the convolution a LegacyConv ---

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <map>
 
 namespace cudnn_install::test {
 namespace {
@@ -24,14 +25,13 @@ struct State {
   FakeGpuLog log;
   double now_ms = 0;
   bool capturing = false, capture_invalid = false;
-  std::vector<std::function<void()>> captured;
-  double captured_ms = 0;
+  std::vector<std::function<double()>> captured;
+  std::map<int64_t, int> engine_executions;
 };
 State g;
 
 struct Graph {
-  std::vector<std::function<void()>> ops;
-  double ms = 0;
+  std::vector<std::function<double()>> ops;  // each performs one execution and gives its cost
 };
 
 float load(const void* base, int64_t offset, int dtype) {
@@ -82,19 +82,29 @@ void convolve(const Conv& cv, const void* x, const void* w, void* y, FakeOutput 
         }
 }
 
+// The cost of an execution of `engine` (-1: none) now: its engine may have slowed down by now.
+double cost_now(int64_t engine, double ms) {
+  g.log.engine_runs.push_back(engine);
+  const FakeEngine* spec = engine >= 0 ? fake::engine_spec(engine) : nullptr;
+  if (spec && spec->late_after > 0 && ++g.engine_executions[engine] > spec->late_after) return ms * spec->late_factor;
+  return ms;
+}
+
 // One execution: performed now, or recorded when the stream is being captured.
-int execute(double ms, bool capturable, std::function<void()> work) {
+int execute(int64_t engine, double ms, bool capturable, std::function<void()> work) {
+  auto op = [engine, ms, work = std::move(work)] {
+    work();
+    return cost_now(engine, ms);
+  };
   if (g.capturing) {
     if (!capturable) {
       g.capture_invalid = true;
       return kNotSupported;
     }
-    g.captured.push_back(std::move(work));
-    g.captured_ms += ms;
+    g.captured.push_back(std::move(op));
     return 0;
   }
-  work();
-  g.now_ms += ms + g.setup.launch_ms;
+  g.now_ms += op() + g.setup.launch_ms;
   return 0;
 }
 
@@ -175,14 +185,13 @@ int cu_begin_capture(void*, int) {
   g.capturing = true;
   g.capture_invalid = false;
   g.captured.clear();
-  g.captured_ms = 0;
   return 0;
 }
 int cu_end_capture(void*, void** graph) {
   g.capturing = false;
   *graph = nullptr;
   if (g.capture_invalid) return kCaptureInvalidated;
-  *graph = new Graph{std::move(g.captured), g.captured_ms};
+  *graph = new Graph{std::move(g.captured)};
   ++g.log.captures;
   return 0;
 }
@@ -192,8 +201,9 @@ int cu_instantiate(void** exec, void* graph, unsigned long long) {
 }
 int cu_launch(void* exec, void*) {
   auto* graph = static_cast<Graph*>(exec);
-  for (auto& op : graph->ops) op();
-  g.now_ms += graph->ms + g.setup.launch_ms;
+  double ms = 0;
+  for (auto& op : graph->ops) ms += op();
+  g.now_ms += ms + g.setup.launch_ms;
   ++g.log.graph_launches;
   return 0;
 }
@@ -258,12 +268,13 @@ double engine_ms(const FakeEngine& e, const Knobs& knobs) {
   return ms;
 }
 
-int run_conv(const Conv& cv, const void* x, const void* w, void* y, double ms, bool capturable, FakeOutput output) {
-  return execute(ms, capturable, [cv, x, w, y, output] { convolve(cv, x, w, y, output); });
+int run_conv(const Conv& cv, const void* x, const void* w, void* y, double ms, bool capturable, FakeOutput output,
+             int64_t engine) {
+  return execute(engine, ms, capturable, [cv, x, w, y, output] { convolve(cv, x, w, y, output); });
 }
 
-int advance(double ms) {
-  return execute(ms, true, [] { ++g.log.executions; });
+int advance(double ms, int64_t engine) {
+  return execute(engine, ms, true, [] { ++g.log.executions; });
 }
 
 }  // namespace fake
@@ -273,6 +284,7 @@ std::shared_ptr<const Libraries> fake_gpu(FakeGpuSetup setup) {
   g.log = {};
   g.now_ms = 0;
   g.capturing = false;
+  g.engine_executions.clear();
   auto libs = std::make_shared<Libraries>();
   libs->cu = fake_driver();
   libs->dnn = fake::cudnn();

@@ -29,6 +29,10 @@ struct FakeEngine {
   bool capturable = true;  // its executions can be captured into a CUDA graph
   FakeOutput output = FakeOutput::Right;
   std::vector<FakeKnob> knobs;
+  // From its execution late_after + 1 on (0: never), each execution costs late_factor times as
+  // much: an engine whose short search timing flatters it.
+  int late_after = 0;
+  double late_factor = 1.0;
 };
 
 struct FakeAlgo {
@@ -50,7 +54,8 @@ struct FakeGpuLog {
   int executions_on_exact = 0;  // of those, on inputs that are all multiples of 1/8
   int captures = 0;             // graphs captured successfully
   int graph_launches = 0;
-  size_t live_allocations = 0;  // device buffers not freed
+  size_t live_allocations = 0;       // device buffers not freed
+  std::vector<int64_t> engine_runs;  // the engine (or advance()'s id, -1 for none) of each execution, in order
 };
 
 // Between the fake driver (bench_fake_gpu.cpp) and the fake cuDNN (bench_fake_cudnn.cpp).
@@ -68,10 +73,11 @@ const FakeGpuSetup& setup();
 const FakeEngine* engine_spec(int64_t index);
 double engine_ms(const FakeEngine& engine, const Knobs& knobs);
 // One execution: computed and timed now, or recorded into the CUDA graph being captured.
-int run_conv(const Conv& conv, const void* x, const void* w, void* y, double ms, bool capturable, FakeOutput output);
+int run_conv(const Conv& conv, const void* x, const void* w, void* y, double ms, bool capturable, FakeOutput output,
+             int64_t engine = -1);
 gpu::Cudnn cudnn();
-// An execution that does nothing for `ms`: for timing tests.
-int advance(double ms);
+// An execution that does nothing for `ms`, logged as `engine`: for timing tests.
+int advance(double ms, int64_t engine = -1);
 }  // namespace fake
 
 // Installs `setup` (the fake's state is global: one fake GPU at a time) and returns its libraries.

@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "bench_fake_gpu.hpp"
@@ -60,6 +61,15 @@ BenchResult only_result(FakeGpuSetup setup, BenchOptions options) {
   EXPECT_TRUE(report) << report.error().message;
   EXPECT_EQ(report->results.size(), 1u);
   return report->results.front();
+}
+
+// The engines of the fake's executions from `from` on, each run of repeats as one entry.
+std::vector<int64_t> engine_turns(size_t from = 0) {
+  const auto& runs = test::fake_gpu_log().engine_runs;
+  std::vector<int64_t> turns;
+  for (size_t i = from; i < runs.size(); ++i)
+    if (turns.empty() || turns.back() != runs[i]) turns.push_back(runs[i]);
+  return turns;
 }
 
 int64_t source_count(const SearchStats& s, const std::string& name) {
@@ -173,6 +183,79 @@ TEST(BenchTiming, AFailingExecutionIsNotMeasured) {
   EXPECT_FALSE(t.measured);
   EXPECT_NE(t.note.find("status 7"), std::string::npos) << t.note;
   EXPECT_LT(time_once(libs->cu, nullptr, [] { return 1; }), 0);
+}
+
+TEST(BenchTiming, InterleavedTimingTakesEachRunsBatchesInTurn) {
+  FakeGpuSetup setup;
+  setup.launch_ms = 0;
+  auto libs = fake_gpu(setup);
+  std::vector<Execute> runs;
+  for (int64_t id : {1, 2, 3}) runs.push_back([id] { return test::fake::advance(id * 0.5, id); });
+  auto timings = measure_interleaved(libs->cu, nullptr, {0, 2, 3, 0}, runs);
+  ASSERT_EQ(timings.size(), 3u);
+  for (size_t i = 0; i < 3; ++i) {
+    ASSERT_TRUE(timings[i].graph.measured && timings[i].back_to_back.measured);
+    EXPECT_DOUBLE_EQ(timings[i].graph.ms.median, (i + 1) * 0.5);
+    EXPECT_DOUBLE_EQ(timings[i].back_to_back.ms.median, (i + 1) * 0.5);
+  }
+  // After each run's graph is launched once: every round a batch of each method for each run,
+  // the first of the round rotating.
+  EXPECT_EQ(engine_turns(), (std::vector<int64_t>{1, 2, 3, 1, 2, 3, 2, 3, 1, 3, 1, 2}));
+  EXPECT_EQ(test::fake_gpu_log().engine_runs.size(), 3u * 2 + 3 * 3 * 4);
+}
+
+TEST(BenchTiming, AnInterleavedRunThatCannotBeCapturedIsTimedBackToBackOneThatFailsIsNotTimed) {
+  auto libs = fake_gpu({});
+  int calls = 0, calls3 = 0;
+  std::vector<Execute> runs{[] { return test::fake::advance(1.0, 1); },
+                            [&] { return ++calls == 2 ? 7 : test::fake::advance(1.0, 2); },
+                            [&] { return ++calls3 == 5 ? 9 : test::fake::advance(1.0, 3); }};
+  auto timings = measure_interleaved(libs->cu, nullptr, {1, 2, 3, 0}, runs);
+  // The third: warm-up 1, capture 2 and 3, then its first back-to-back batch fails at 5.
+  EXPECT_FALSE(timings[2].graph.measured || timings[2].back_to_back.measured);
+  EXPECT_NE(timings[2].back_to_back.note.find("status 9"), std::string::npos) << timings[2].back_to_back.note;
+  EXPECT_TRUE(timings[0].graph.measured && timings[0].back_to_back.measured);
+  EXPECT_FALSE(timings[1].graph.measured);  // its capture failed
+  EXPECT_NE(timings[1].graph.note.find("status 7"), std::string::npos) << timings[1].graph.note;
+  EXPECT_TRUE(timings[1].back_to_back.measured);
+}
+
+TEST(BenchSearch, TheFinalistWithTheBestInterleavedMedianWins) {
+  FakeGpuSetup gpu;
+  FakeEngine flattered = engine(1, 1.0);  // fastest in the search, slower from its 13th execution on
+  flattered.late_after = 12;
+  flattered.late_factor = 1.3;
+  gpu.engines = {flattered, engine(2, 1.03), engine(3, 1.02, FakeOutput::Wrong), engine(4, 1.2)};
+  gpu.mode_a = {1, 2, 3, 4};
+  BenchOptions o = fake_options();
+  o.search = SearchDepth::Heuristics;
+  auto report = run_fake(gpu, o);
+  ASSERT_TRUE(report);
+  const BenchResult& r = report->results.front();
+  ASSERT_TRUE(r.error.empty()) << r.error;
+  EXPECT_EQ(r.algorithm, "engine 2");
+  EXPECT_TRUE(r.correct);
+  EXPECT_EQ(r.search.rejected, 1);  // engine 3; engine 4 is beyond the 5 % margin
+  const auto& f = r.search.finalists;
+  ASSERT_EQ(f.size(), 2u);
+  EXPECT_EQ(f[0].algorithm, "engine 1");
+  EXPECT_EQ(f[1].algorithm, "engine 2");
+  EXPECT_LT(f[0].search_ms, f[1].search_ms);
+  EXPECT_GT(f[0].kernel().ms.median, f[1].kernel().ms.median);
+  EXPECT_FALSE(f[0].picked);
+  EXPECT_TRUE(f[1].picked);
+  EXPECT_GT(r.search.final_seconds, 0);
+  EXPECT_LE(r.search.final_seconds, r.search.seconds);
+  // Engines 1 and 2 took turns batch by batch: each came back at least once per batch.
+  auto turns = engine_turns();
+  for (int64_t e : {1, 2}) EXPECT_GE(std::count(turns.begin(), turns.end(), e), o.timing.batches) << e;
+  auto j = bench_to_json(*report)["results"][0]["search"];
+  ASSERT_EQ(j["finalists"].size(), 2u);
+  EXPECT_EQ(j["finalists"][1]["algorithm"], "engine 2");
+  EXPECT_TRUE(j["finalists"][1]["picked"].get<bool>());
+  EXPECT_GT(j["finalists"][0]["median_ms"].get<double>(), j["finalists"][1]["median_ms"].get<double>());
+  EXPECT_EQ(j["finalists"][0]["timings"]["cuda_graph"]["batches"], 5);
+  EXPECT_TRUE(j.contains("final_seconds"));
 }
 
 TEST(BenchSearch, PicksTheFastestEngineThatPassesTheCheck) {

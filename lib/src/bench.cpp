@@ -176,12 +176,8 @@ Result<std::filesystem::path> library_of(const BenchRequest& request, const Benc
 
 }  // namespace
 
-const Timing& BenchResult::kernel() const {
-  const Timing& graph = kernel_graph;
-  const Timing& b2b = kernel_back_to_back;
-  if (graph.measured && (!b2b.measured || graph.ms.median <= b2b.ms.median)) return graph;
-  return b2b;
-}
+const Timing& BenchResult::kernel() const { return gpu::faster_of(kernel_graph, kernel_back_to_back); }
+const Timing& Finalist::kernel() const { return gpu::faster_of(graph, back_to_back); }
 
 bool BenchReport::all_correct() const {
   for (const auto& r : results)

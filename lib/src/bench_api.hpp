@@ -247,6 +247,17 @@ using Execute = std::function<int()>;
 // Times `run` by `method` with `counts` (bench_timing.cpp). Not measured, with a note, when an
 // execution fails or the executions cannot be captured into a CUDA graph.
 Timing measure(const Driver& cu, void* stream, TimingMethod method, const TimingCounts& counts, const Execute& run);
+// The finalists' kernel timings (bench_timing.cpp): each batch of every run in turn, by both
+// methods, the first run of each round rotating, so that drift of the GPU's clock over the
+// measurement hits every run alike.
+struct KernelTimings {
+  Timing graph{TimingMethod::CudaGraph};
+  Timing back_to_back{TimingMethod::BackToBack};
+};
+std::vector<KernelTimings> measure_interleaved(const Driver& cu, void* stream, const TimingCounts& counts,
+                                               const std::vector<Execute>& runs);
+// The faster measured of a CUDA graph and a back-to-back timing (the back-to-back one if neither is).
+const Timing& faster_of(const Timing& graph, const Timing& back_to_back);
 // Milliseconds of one execution, timed alone after one untimed execution; <0 when it fails.
 double time_once(const Driver& cu, void* stream, const Execute& run);
 Spread spread_of(std::vector<double> samples);
@@ -258,7 +269,6 @@ struct Candidate {
   std::string source;  // "heuristics mode A", "knob sweep", "cudnnFind", ...
   Execute run;
   double search_ms = -1;  // median of the search timing
-  Timing ranked;          // back-to-back with the full counts (finalists only)
 };
 
 // What the search needs from the configuration's owner (bench.cpp).
@@ -269,9 +279,9 @@ struct CheckHooks {
 };
 
 // The search of one configuration (bench_search.cpp): candidates are timed as they are added,
-// each after one execution that abandons those far slower than the best so far; finish() re-times
-// the fastest few back to back, checks them in that order, keeps the fastest that passes and
-// times it by every method.
+// each after one execution that abandons those far slower than the best so far; finish() checks
+// the fastest few, times those that pass interleaved with the full counts, keeps the best median
+// and times it by every method.
 class Search {
  public:
   Search(const Gpu& gpu, const BenchOptions& options, SearchStats& stats);
@@ -283,8 +293,12 @@ class Search {
 
  private:
   void note_source(const std::string& source);
-  std::vector<Candidate*> rank_finalists();
-  Candidate* check_finalists(const std::vector<Candidate*>& finalists, const CheckHooks& hooks, BenchResult& out);
+  struct Checked {
+    Candidate* candidate;
+    BenchResult check;  // checked_points, max_error, tolerance, correct
+  };
+  std::vector<Checked> check_finalists(const CheckHooks& hooks, const BenchConfig& config);
+  const Checked* time_finalists(const std::vector<Checked>& finalists);
   const Gpu& gpu_;
   const BenchOptions& options_;
   SearchStats& stats_;

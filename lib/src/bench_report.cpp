@@ -23,11 +23,29 @@ nlohmann::json timing_json(const Timing& t) {
   return j;
 }
 
+nlohmann::json finalist_json(const Finalist& f) {
+  const Timing& kernel = f.kernel();
+  nlohmann::json j{{"algorithm", f.algorithm},
+                   {"search_ms", f.search_ms},
+                   {"picked", f.picked},
+                   {"timings", {{"cuda_graph", timing_json(f.graph)}, {"back_to_back", timing_json(f.back_to_back)}}}};
+  if (kernel.measured) {
+    j["kernel_method"] = to_string(kernel.method);
+    j["median_ms"] = kernel.ms.median;
+    j["min_ms"] = kernel.ms.min;
+    j["max_ms"] = kernel.ms.max;
+  }
+  return j;
+}
+
 nlohmann::json search_json(const SearchStats& s) {
   nlohmann::json sources = nlohmann::json::object();
   for (const auto& [name, count] : s.sources) sources[name] = count;
-  return {{"proposed", s.proposed}, {"failed", s.failed},   {"timed", s.timed},  {"abandoned", s.abandoned},
-          {"rejected", s.rejected}, {"seconds", s.seconds}, {"sources", sources}};
+  nlohmann::json finalists = nlohmann::json::array();
+  for (const Finalist& f : s.finalists) finalists.push_back(finalist_json(f));
+  return {{"proposed", s.proposed},           {"failed", s.failed},     {"timed", s.timed},
+          {"abandoned", s.abandoned},         {"rejected", s.rejected}, {"seconds", s.seconds},
+          {"final_seconds", s.final_seconds}, {"finalists", finalists}, {"sources", sources}};
 }
 
 nlohmann::json result_json(const BenchResult& r) {
@@ -70,6 +88,11 @@ nlohmann::json method_json(const BenchOptions& o) {
           {"timing", counts_json(o.timing)},
           {"search_timing", counts_json(o.search_timing)},
           {"finalists", o.finalists},
+          {"finalist_margin", o.finalist_margin},
+          {"finalist_timing",
+           "the candidates within finalist_margin of the best search median (at most `finalists`) that pass the "
+           "check are timed with `timing`'s counts by both kernel methods, batch by batch in turn (the first of "
+           "each round rotating); the best kernel median is the pick, then timed alone by every method"},
           {"search", to_string(o.search)},
           {"timing_data", to_string(o.timing_data)},
           {"workspace_limit_bytes", o.workspace_limit}};

@@ -1,8 +1,11 @@
 // The search of one configuration, the same for every tier: each candidate is timed back to back
-// on the timing data; the fastest few are re-timed with the full counts, checked in that order
-// against the CPU reference, and the fastest that passes is timed by every method.
+// on the timing data; the fastest few (those within a few percent of the best) are checked against
+// the CPU reference, those that pass are re-timed with the full counts interleaved batch by batch
+// (the search's short timings cannot tell configs of equal speed apart, and drift over a sequential
+// re-timing would favour whichever ran first), and the best median is timed by every method.
 #include <algorithm>
 #include <chrono>
+#include <optional>
 #include <type_traits>
 
 #include "bench_api.hpp"
@@ -18,6 +21,14 @@ constexpr double kAbandonSlackMs = 0.05;
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// The check's fields of a result.
+void copy_check_of(const BenchResult& from, BenchResult& to) {
+  to.checked_points = from.checked_points;
+  to.max_error = from.max_error;
+  to.tolerance = from.tolerance;
+  to.correct = from.correct;
 }
 
 }  // namespace
@@ -78,41 +89,51 @@ auto fastest_of(Candidates& all, size_t n) {
 
 std::vector<const Candidate*> Search::fastest(size_t n) const { return fastest_of(candidates_, n); }
 
-// The finalists, re-timed back to back with the full counts, fastest first.
-std::vector<Candidate*> Search::rank_finalists() {
-  auto finalists = fastest_of(candidates_, static_cast<size_t>(std::max(1, options_.finalists)));
-  TimingCounts counts = options_.timing;
-  counts.warmup_ms = 0;  // the search has just kept the GPU busy
-  for (Candidate* c : finalists)
-    c->ranked = measure(gpu_.libs.cu, gpu_.stream, TimingMethod::BackToBack, counts, c->run);
-  std::stable_sort(finalists.begin(), finalists.end(), [](const Candidate* a, const Candidate* b) {
-    if (a->ranked.measured != b->ranked.measured) return a->ranked.measured;
-    return a->ranked.ms.median < b->ranked.ms.median;
-  });
-  return finalists;
-}
-
-// Checks the finalists in order; the first that passes, else the fastest (reported as wrong).
-Candidate* Search::check_finalists(const std::vector<Candidate*>& finalists, const CheckHooks& hooks,
-                                   BenchResult& out) {
-  Candidate* wrong = nullptr;
-  BenchResult wrong_result = out;
-  for (Candidate* c : finalists) {
-    if (!c->ranked.measured) continue;
-    BenchResult checked = out;
-    hooks.check(c->run, checked);
-    if (checked.correct) {
-      out = std::move(checked);
-      return c;
+// The fastest candidates within the margin of the best search median, at most options_.finalists,
+// checked in search order; those that pass are the finalists. When none within the margin passes,
+// the search goes on down the list (as far again) for the fastest that does; when none at all
+// does, the fastest is the one finalist, reported as wrong.
+std::vector<Search::Checked> Search::check_finalists(const CheckHooks& hooks, const BenchConfig& config) {
+  size_t wanted = static_cast<size_t>(std::max(1, options_.finalists));
+  auto order = fastest_of(candidates_, 2 * wanted);
+  double limit = order.front()->search_ms * (1 + options_.finalist_margin);
+  std::vector<Checked> passed;
+  std::optional<Checked> first_wrong;
+  for (Candidate* c : order) {
+    if (passed.size() == wanted || (!passed.empty() && c->search_ms > limit)) break;
+    Checked checked{c, {}};
+    checked.check.config = config;
+    hooks.check(c->run, checked.check);
+    if (checked.check.correct) {
+      passed.push_back(std::move(checked));
+      continue;
     }
     ++stats_.rejected;
-    if (!wrong) {
-      wrong = c;
-      wrong_result = std::move(checked);
-    }
+    if (!first_wrong) first_wrong = std::move(checked);
   }
-  out = std::move(wrong_result);
-  return wrong;
+  if (passed.empty()) passed.push_back(std::move(*first_wrong));
+  return passed;
+}
+
+// Times the finalists interleaved with the full counts; records them; the best kernel median wins.
+const Search::Checked* Search::time_finalists(const std::vector<Checked>& finalists) {
+  std::vector<Execute> runs;
+  for (const Checked& f : finalists) runs.push_back(f.candidate->run);
+  auto timings = measure_interleaved(gpu_.libs.cu, gpu_.stream, options_.timing, runs);
+  const Checked* best = nullptr;
+  size_t best_index = 0;
+  for (size_t i = 0; i < finalists.size(); ++i) {
+    Finalist f{finalists[i].candidate->label, finalists[i].candidate->search_ms, timings[i].graph,
+               timings[i].back_to_back};
+    const Timing& k = f.kernel();
+    if (k.measured && (!best || k.ms.median < stats_.finalists[best_index].kernel().ms.median)) {
+      best = &finalists[i];
+      best_index = i;
+    }
+    stats_.finalists.push_back(std::move(f));
+  }
+  if (best) stats_.finalists[best_index].picked = true;
+  return best;
 }
 
 void Search::finish(const CheckHooks& hooks, BenchResult& out) {
@@ -121,26 +142,30 @@ void Search::finish(const CheckHooks& hooks, BenchResult& out) {
                 std::to_string(stats_.failed) + " failed)";
     return;
   }
-  auto finalists = rank_finalists();
+  auto final_start = std::chrono::steady_clock::now();
   if (!hooks.use_data(TimingData::Exact)) {
     out.error = "the check's inputs could not be copied to the GPU";
     return;
   }
-  Candidate* pick = check_finalists(finalists, hooks, out);
+  auto finalists = check_finalists(hooks, out.config);
+  if (!hooks.use_data(options_.timing_data)) {
+    out.error = "the timing inputs could not be copied to the GPU";
+    return;
+  }
+  const Checked* pick = time_finalists(finalists);
+  stats_.final_seconds = seconds_since(final_start);
   stats_.seconds = seconds_since(start_);
   if (!pick) {
     out.error = "every finalist failed when re-timed";
     return;
   }
-  if (!hooks.use_data(options_.timing_data)) {
-    out.error = "the timing inputs could not be copied to the GPU";
-    return;
-  }
-  out.algorithm = pick->label;
+  copy_check_of(pick->check, out);
+  out.algorithm = pick->candidate->label;
   const Driver& cu = gpu_.libs.cu;
-  out.kernel_graph = measure(cu, gpu_.stream, TimingMethod::CudaGraph, options_.timing, pick->run);
-  out.kernel_back_to_back = measure(cu, gpu_.stream, TimingMethod::BackToBack, options_.timing, pick->run);
-  out.single_call = measure(cu, gpu_.stream, TimingMethod::SingleCall, options_.timing, pick->run);
+  const Execute& run = pick->candidate->run;
+  out.kernel_graph = measure(cu, gpu_.stream, TimingMethod::CudaGraph, options_.timing, run);
+  out.kernel_back_to_back = measure(cu, gpu_.stream, TimingMethod::BackToBack, options_.timing, run);
+  out.single_call = measure(cu, gpu_.stream, TimingMethod::SingleCall, options_.timing, run);
   if (!out.kernel().measured) out.error = "the chosen configuration failed when re-timed: " + out.kernel().note;
 }
 

@@ -1,6 +1,7 @@
 // Timing on the GPU: CUDA events on the bench stream around one execution, around executions
 // issued back to back, or around the replay of those executions captured in a CUDA graph.
 #include <algorithm>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -94,7 +95,117 @@ Timing not_measured(Timing t, std::string why) {
   return t;
 }
 
+// One run of measure_interleaved(): its graph (when it could be captured) and its samples.
+struct Contender {
+  const Execute* run;
+  std::unique_ptr<CapturedGraph> graph;
+  KernelTimings timings;
+  std::vector<double> graph_ms, back_to_back_ms;
+  bool failed = false;
+};
+
+// Prepares one contender as measure() does: warm-up executions, the graph captured and launched once.
+void prepare(const Driver& cu, void* stream, const TimingCounts& counts, Contender& c) {
+  int per_batch = std::max(1, counts.per_batch);
+  if (int status = run_times(*c.run, counts.warmup); status != 0) {
+    std::string why = "an execution failed (status " + std::to_string(status) + ")";
+    c.timings.graph = not_measured(c.timings.graph, why);
+    c.timings.back_to_back = not_measured(c.timings.back_to_back, why);
+    c.failed = true;
+    return;
+  }
+  c.graph = std::make_unique<CapturedGraph>(cu, stream, per_batch, *c.run);
+  int status = c.graph->status();
+  if (status == 0 && c.graph->launch(stream) != 0) status = -1;
+  if (status != 0) {
+    c.timings.graph = not_measured(c.timings.graph,
+                                   "the executions could not be captured into a CUDA graph or "
+                                   "launched (status " +
+                                       std::to_string(status) + ")");
+    c.graph.reset();
+  }
+}
+
+// One batch of each method for `c`; samples are per execution. A failure ends the contender.
+void time_round(EventPair& events, void* stream, int per_batch, Contender& c, bool keep) {
+  auto timed = [&](const std::function<int()>& batch, std::vector<double>& into, Timing& t) {
+    int status = events.start();
+    if (status == 0) status = batch();
+    double ms = status == 0 ? events.stop() : -1;
+    if (ms < 0) {
+      t = not_measured(t, "an execution or its timing failed (status " + std::to_string(status) + ")");
+      c.failed = true;
+    } else if (keep) {
+      into.push_back(ms / per_batch);
+    }
+  };
+  timed([&] { return run_times(*c.run, per_batch); }, c.back_to_back_ms, c.timings.back_to_back);
+  if (c.graph && !c.failed) timed([&] { return c.graph->launch(stream); }, c.graph_ms, c.timings.graph);
+}
+
+// A contender that failed part way has no timing: its batches stopped before the others'.
+void finish_timing(Timing& t, std::vector<double> samples, bool failed) {
+  if (t.measured || !t.note.empty()) return;
+  if (failed) {
+    t = not_measured(t, "not timed further after an execution of the other method failed");
+    return;
+  }
+  if (samples.empty()) {
+    t = not_measured(t, "no batch was timed");
+    return;
+  }
+  t.ms = spread_of(std::move(samples));
+  t.measured = true;
+}
+
 }  // namespace
+
+const Timing& faster_of(const Timing& graph, const Timing& back_to_back) {
+  if (graph.measured && (!back_to_back.measured || graph.ms.median <= back_to_back.ms.median)) return graph;
+  return back_to_back;
+}
+
+std::vector<KernelTimings> measure_interleaved(const Driver& cu, void* stream, const TimingCounts& counts,
+                                               const std::vector<Execute>& runs) {
+  int per_batch = std::max(1, counts.per_batch);
+  std::vector<Contender> all(runs.size());
+  for (size_t i = 0; i < runs.size(); ++i) {
+    all[i].run = &runs[i];
+    all[i].timings = {Timing{TimingMethod::CudaGraph, counts}, Timing{TimingMethod::BackToBack, counts}};
+    prepare(cu, stream, counts, all[i]);
+  }
+  EventPair events(cu, stream);
+  if (!events.ok())
+    for (auto& c : all) {
+      c.timings.back_to_back = not_measured(c.timings.back_to_back, "CUDA events could not be created");
+      c.failed = true;
+    }
+  // A round: every contender that still runs, starting at `first`.
+  auto round = [&](size_t first, bool keep) {
+    for (size_t k = 0; k < all.size(); ++k) {
+      Contender& c = all[(first + k) % all.size()];
+      if (!c.failed) time_round(events, stream, per_batch, c, keep);
+    }
+  };
+  // Untimed rounds until warmup_ms of GPU time have passed, as measure() warms up with batches.
+  EventPair warm(cu, stream);
+  double elapsed = 0;
+  for (int i = 0; i < 1000 && warm.ok() && elapsed < counts.warmup_ms; ++i) {
+    if (warm.start() != 0) break;
+    round(0, false);
+    double ms = warm.stop();
+    if (ms < 0) break;
+    elapsed += ms;
+  }
+  for (int b = 0; b < counts.batches; ++b) round(static_cast<size_t>(b), true);
+  std::vector<KernelTimings> out;
+  for (auto& c : all) {
+    finish_timing(c.timings.graph, std::move(c.graph_ms), c.failed);
+    finish_timing(c.timings.back_to_back, std::move(c.back_to_back_ms), c.failed);
+    out.push_back(std::move(c.timings));
+  }
+  return out;
+}
 
 Spread spread_of(std::vector<double> samples) {
   if (samples.empty()) return {};

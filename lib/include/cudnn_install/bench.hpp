@@ -68,14 +68,27 @@ struct Timing {
   std::string note;  // why it was not measured
 };
 
+// A finalist of the search: passed the check, then timed with the full counts by both kernel
+// methods, batch by batch in turn with the other finalists, so clock and thermal drift hit all alike.
+struct Finalist {
+  std::string algorithm;
+  double search_ms = 0;  // its median in the search
+  Timing graph{TimingMethod::CudaGraph};
+  Timing back_to_back{TimingMethod::BackToBack};
+  bool picked = false;
+  const Timing& kernel() const;  // the faster measured of the two
+};
+
 // The engine search of one configuration.
 struct SearchStats {
   int proposed = 0;  // distinct candidates (after the numerical-note filter)
   int failed = 0;    // could not be finalised or run
   int timed = 0;
-  int abandoned = 0;   // far slower than the best so far after one execution
-  int rejected = 0;    // failed the numerical check
-  double seconds = 0;  // from the first proposal to the checked pick, before its final timing
+  int abandoned = 0;         // far slower than the best so far after one execution
+  int rejected = 0;          // failed the numerical check
+  double seconds = 0;        // from the first proposal to the checked pick, before its final timing
+  double final_seconds = 0;  // of `seconds`: checking the finalists and timing them interleaved
+  std::vector<Finalist> finalists;
   std::vector<std::pair<std::string, int>> sources;  // "heuristics mode A" -> proposed
 };
 
@@ -120,7 +133,10 @@ struct BenchOptions {
   std::vector<Tier> tiers{Tier::Legacy, Tier::Graph};
   TimingCounts timing{3, 20, 10, 200};   // the reported timing of the pick
   TimingCounts search_timing{2, 10, 3};  // each candidate of the search (after one warm-up as long as timing's)
-  int finalists = 5;                     // re-timed with the full counts, then checked
+  // The fastest candidates within finalist_margin of the best search median, at most `finalists`
+  // of them, are checked and then timed interleaved with the full counts; the best median wins.
+  int finalists = 4;
+  double finalist_margin = 0.05;
   SearchDepth search = SearchDepth::Knobs;
   TimingData timing_data = TimingData::Normal;
   std::uint64_t workspace_limit = std::uint64_t(4) << 30;  // bytes, per candidate
