@@ -10,7 +10,7 @@
                          that real cuDNN packed by make-test-archive.sh --full (every sub-library, as NVIDIA
                          ships it: the verify checks them all) as build 9.19.0.99, a release the
                          table lacks (newer than its 9.19.0.56, older than its 9.19.1.2), so that
-                         `cudnn-install 9.19.0` installs, and verifies, real libraries; ~350 MB,
+                         `cudnn-install 9.19` installs, and verifies, real libraries; ~350 MB,
                          ~30 s to pack
 Usage: make-test-mirror.py OUTDIR [--real-only]   (tests/fetch_e2e.sh, tests/fetch_real_e2e.sh)
 """

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # End to end with real libraries: this machine's cuDNN 9.19 (every sub-library, packed by
 # scripts/make-test-mirror.py --real-only as build 9.19.0.99, ~350 MB) served by scripts/mirror-server.py
-# on 127.0.0.1; `cudnn-install 9.19.0 --yes --mirror URL` into a sandbox CUDA 13.0 toolkit downloads it,
+# on 127.0.0.1; `cudnn-install 9.19 --yes --mirror URL` into a sandbox CUDA 13.0 toolkit downloads it,
 # checks it against the mirror's manifest, installs it and verifies it (the real libcudnn loaded in a
 # child); `--rollback --yes` leaves the tree as before. Exit 77 (skipped) without a cuDNN 9.19 here.
 # Usage: fetch_real_e2e.sh CLI
@@ -46,15 +46,17 @@ snapshot() {  # the toolkit and the loader's directory, not the tool's state: na
 }
 r19=cudnn-linux-x86_64-9.19.0.99_cuda13-archive.tar.xz
 
-# "9.19" is the newest 9.19.x the tool knows: the built-in table's 9.19.1.2, whose bytes are NVIDIA's
-# and which this mirror therefore lacks; 9.19.0 picks the mirror's 9.19.0.99 (newer than the table's .56).
+# "9.19" is what this mirror's newest 9.19 manifest (redistrib_9.19.0.json) lists: its 9.19.0.99, not the
+# table's 9.19.1.2 (NVIDIA's bytes, which the mirror lacks) nor 9.19.0.56. 9.19.1, which no manifest
+# here answers, is the table's 9.19.1.2: a 404 from this mirror, and nothing installed.
 snapshot > "$work/before"
+run 9.19.1 --yes --mirror "$mirror"
+check "9.19.1: the table's 9.19.1.2" says "→ cudnn-linux-x86_64-9.19.1.2_cuda13-archive.tar.xz"
+check "9.19.1: not on this mirror, nothing installed" rc 4
+check "9.19.1: the tree untouched" diff "$work/before" <(snapshot)
 run 9.19 --yes --mirror "$mirror"
-check "9.19: the table's newest 9.19.x" says "→ cudnn-linux-x86_64-9.19.1.2_cuda13-archive.tar.xz"
-check "9.19: not on this mirror, nothing installed" rc 4
-run 9.19.0 --yes --mirror "$mirror"
-check "install 9.19.0 (real cuDNN)" rc 0
-check "9.19.0 is the mirror's build" says "CUDA 13.0 toolkit → $r19"
+check "install 9.19 (real cuDNN)" rc 0
+check "9.19 is the mirror's build" says "CUDA 13.0 toolkit → $r19"
 check "its sha256 checked against the mirror's manifest" says "matches manifest redistrib_9.19.0.json"
 check "the real library loaded in the verify's child" says "cudnnGetVersion() = 91900"
 check "the verify passed" says "verified: the installed cuDNN is complete and consistent."

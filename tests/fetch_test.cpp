@@ -265,6 +265,37 @@ TEST(FetchCatalog, ADryRunsCatalogWritesNothingToTheCache) {
   EXPECT_TRUE(fs::exists(cache / "manifests" / "redistrib_9.99.0.json")) << "a real run keeps what it read";
 }
 
+TEST(FetchCatalog, AVersionResolvesToWhatTheMirrorsNewestManifestOfItServes) {
+  TempDir dir;
+  FakeHttp http;
+  const std::string mirror = "http://127.0.0.1:1/redist/";
+  const std::string ours = "cudnn-linux-x86_64-9.19.0.99_cuda13-archive.tar.xz";
+  http.files[mirror] = {R"(<a href="redistrib_9.19.0.json">y</a>)", "\"i1\""};
+  http.files[mirror + "redistrib_9.19.0.json"] = {
+      R"({"cudnn": {"linux-x86_64": {"cuda13": {"relative_path": "cudnn/linux-x86_64/)" + ours + R"(", "sha256": ")" +
+          std::string(64, 'a') + R"(", "size": "100"}}}})",
+      "\"m1\""};
+  auto resolve = [&](const char* version, int cuda_major) {
+    auto catalog = load_catalog(http, {mirror, dir.path() / "cache", query(version), CacheWrites::None});
+    return resolve_release(catalog.releases, query(version), "linux-x86_64", cuda_major);
+  };
+  // The table's 9.19.1.2 (newer) and 9.19.0.56 (the same release) are not on this mirror.
+  for (const char* version : {"9", "9.19", "9.19.0"}) {
+    auto found = resolve(version, 13);
+    ASSERT_TRUE(found) << version << ": " << found.error().message;
+    EXPECT_EQ(found->file_name, ours) << version;
+  }
+  auto pinned = resolve("9.19.1", 13);  // no manifest of 9.19.1 here: the table answers
+  ASSERT_TRUE(pinned) << pinned.error().message;
+  EXPECT_EQ(pinned->file_name, "cudnn-linux-x86_64-9.19.1.2_cuda13-archive.tar.xz");
+  auto older = resolve("9", 11);  // the manifest has no CUDA 11: an older release of the table's
+  ASSERT_TRUE(older) << older.error().message;
+  EXPECT_TRUE(older->version.major == 9 && older->version.minor < 19) << older->file_name;
+  auto none = resolve("9.19", 12);  // 9.19.0 on this mirror has no CUDA 12 archive
+  ASSERT_FALSE(none);
+  EXPECT_EQ(none.error().code, ErrorCode::NoRelease);
+}
+
 TEST(WinHttpProxyName, TheVariableAsAUrlBecomesHostAndPort) {
   EXPECT_EQ(winhttp_proxy_name("http://proxy.corp:3128"), "proxy.corp:3128");
   EXPECT_EQ(winhttp_proxy_name("http://proxy.corp:3128/"), "proxy.corp:3128");

@@ -1,6 +1,8 @@
 // The release catalog (table + manifests through the mirror, cached) and fetch_release.
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <optional>
 #include <regex>
 #include <set>
 
@@ -50,18 +52,38 @@ std::string human_size(std::uint64_t bytes) {
 
 // Manifests to read for a version: those it matches, newest first; without a version, those of
 // releases the table lacks.
+// "9.19.0" in redistrib_9.19.0.json as a version (no build).
+std::optional<CudnnVersion> manifest_release(const std::string& text) {
+  auto parsed = parse_version_query(text);
+  if (!parsed) return std::nullopt;
+  CudnnVersion v;
+  const auto& p = parsed->parts;
+  v.major = p[0];
+  v.minor = p.size() > 1 ? p[1] : 0;
+  if (p.size() > 2) v.patch = p[2];
+  return v;
+}
+
+// The manifest that answers a version names what the mirror serves of that release and of any
+// newer one: the table's archives of those it does not list (NVIDIA's newer build, which a local
+// mirror lacks) would only end in a 404. Older releases stay: their manifests were not read.
+void keep_served(std::vector<Release>& releases, const VersionQuery& query, const CudnnVersion& manifest,
+                 const std::vector<ManifestEntry>& served) {
+  std::erase_if(releases, [&](const Release& r) {
+    bool listed = std::any_of(served.begin(), served.end(), [&](const auto& e) { return e.file_name == r.file_name; });
+    bool older = !r.version.same_release(manifest) && newer(manifest, r.version);
+    return query.matches(r.version) && !listed && !older;
+  });
+}
+
 std::vector<std::string> manifests_to_read(const std::vector<std::string>& versions,
                                            const std::optional<VersionQuery>& query,
                                            const std::vector<Release>& table) {
   std::vector<std::pair<CudnnVersion, std::string>> chosen;
   for (const auto& text : versions) {
-    auto parsed = parse_version_query(text);
-    if (!parsed) continue;
-    CudnnVersion v;
-    const auto& p = parsed->parts;
-    v.major = p[0];
-    v.minor = p.size() > 1 ? p[1] : 0;
-    if (p.size() > 2) v.patch = p[2];
+    auto release = manifest_release(text);
+    if (!release) continue;
+    const auto& v = *release;
     if (query && !query->matches(v)) continue;
     bool in_table =
         std::any_of(table.begin(), table.end(), [&](const Release& r) { return v.same_release(r.version); });
@@ -157,7 +179,10 @@ Catalog load_catalog(HttpClient& http, const CatalogRequest& request) {
     }
     auto notes = merge_manifest(catalog.releases, *entries, name);
     catalog.notes.insert(catalog.notes.end(), notes.begin(), notes.end());
-    if (request.version) break;  // the newest manifest of the version answers
+    if (request.version) {  // the newest manifest of the version answers
+      keep_served(catalog.releases, *request.version, *manifest_release(version), *entries);
+      break;
+    }
   }
   return catalog;
 }

@@ -70,7 +70,9 @@ struct Catalog {
   std::vector<std::string> notes;  // offline fallback, manifests that disagreed with the table
 };
 // The built-in table plus the mirror's manifests for the version asked (never an error: without
-// the network the table, and manifests cached before, serve).
+// the network the table, and manifests cached before, serve). The newest manifest of the version
+// answers for its release and newer ones: the table's archives of those that it does not list are
+// left out, since the mirror does not serve them.
 Catalog load_catalog(HttpClient& http, const CatalogRequest& request);
 
 struct FetchRequest {
