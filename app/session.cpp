@@ -109,12 +109,14 @@ nlohmann::json toolkit_choice_json(const Toolkit& tk) {
   return {{"root", tk.root.string()},
           {"chosen_by", to_string(tk.choice)},
           {"found_by", found_by_text(tk)},
-          {"others", others}};
+          {"others", others},
+          {"notes", tk.choice.notes}};
 }
 
 namespace {
 
 void tell_toolkit_choice(const Toolkit& tk, const Options& o) {
+  for (const auto& note : tk.choice.notes) spdlog::warn("{}", note);
   if (o.format == Format::Json) {
     if (answer()["toolkit_choice"].is_null()) answer()["toolkit_choice"] = toolkit_choice_json(tk);
     return;

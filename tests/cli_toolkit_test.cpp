@@ -83,6 +83,28 @@ TEST(CliToolkitChoice, SeveralToolkitsWithoutAVariableAreRefusedInTheWordsOfTheC
   EXPECT_EQ(j["code"], "no-toolkit") << out;
 }
 
+TEST(CliToolkitChoice, AVariableThatNamesNoToolkitIsSaidNotSilentlyPassedOver) {
+  TwoToolkits t;
+  std::string out;
+  std::string gone = (t.dir.path() / "CUDA" / "v12.2").string();  // an uninstalled toolkit's CUDA_PATH
+  std::string vars = "CUDA_PATH=" + gone + " CUDA_HOME=" + t.cuda13.string();
+  t.run(vars, "verify", &out);
+  EXPECT_TRUE(output_has(out, "'" + gone + "' (CUDA_PATH) is not a directory; CUDA_PATH was ignored")) << out;
+  EXPECT_TRUE(output_has(out, "toolkit  " + t.cuda13.string() + "  (from CUDA_HOME")) << out;
+
+  t.run(vars, "verify --json", &out);  // (run() sends stderr, the warning, into `out` too: it comes first)
+  EXPECT_TRUE(output_has(out, "warning: '" + gone + "' (CUDA_PATH) is not a directory")) << out;
+  auto j = nlohmann::json::parse(out.substr(std::min(out.find('{'), out.size())), nullptr, false);
+  ASSERT_TRUE(j.is_object()) << out;
+  ASSERT_EQ(j["toolkit_choice"]["notes"].size(), 1u) << out;
+  EXPECT_EQ(j["warnings"][0], j["toolkit_choice"]["notes"][0]) << out;
+  EXPECT_TRUE(output_has(j["toolkit_choice"]["notes"][0].get<std::string>(), "CUDA_PATH was ignored")) << out;
+
+  EXPECT_EQ(t.run("CUDA_PATH=" + gone, "verify", &out), 3) << out;  // two toolkits left: the refusal says why
+  EXPECT_TRUE(output_has(out, "several CUDA toolkits are installed")) << out;
+  EXPECT_TRUE(output_has(out, "CUDA_PATH was ignored")) << out;
+}
+
 TEST(CliToolkitChoice, CudaRootStillDecidesAlone) {
   TwoToolkits t;
   std::string out;

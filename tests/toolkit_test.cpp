@@ -232,6 +232,34 @@ TEST(ToolkitChoice, SymlinkAndNvccWrapperAreOneToolkit) {
   EXPECT_TRUE(tk->choice.others.empty());
 }
 
+// A CUDA_PATH left behind by an uninstalled toolkit is said, not silently passed over.
+TEST(ToolkitChoice, AVariableThatNamesNoToolkitIsSaidAndIgnored) {
+  TempDir usr_local;
+  const fs::path& dir = usr_local.path();
+  make_linux_toolkit(dir / "cuda-13.0", 13000);
+  fs::create_directories(dir / "empty");
+  auto s = search_with({{"CUDA_PATH", (dir / "gone").string()}, {"CUDA_HOME", (dir / "empty").string()}},
+                       {dir / "cuda-13.0"});
+  auto tk = choose_toolkit(s, ToolkitPurpose::Inspect);
+  ASSERT_TRUE(tk) << tk.error().message;
+  EXPECT_EQ(tk->root, dir / "cuda-13.0");
+  ASSERT_EQ(tk->choice.notes.size(), 2u);
+  EXPECT_TRUE(mentions(tk->choice.notes[0], "(CUDA_PATH) is not a directory; CUDA_PATH was ignored"))
+      << tk->choice.notes[0];
+  EXPECT_TRUE(mentions(tk->choice.notes[1], "(CUDA_HOME) does not look like a CUDA toolkit")) << tk->choice.notes[1];
+
+  s.default_dirs.clear();  // nothing else: the refusal says why the variable did not count
+  auto none = choose_toolkit(s, ToolkitPurpose::Inspect);
+  ASSERT_FALSE(none);
+  EXPECT_TRUE(mentions(none.error().message, "no CUDA toolkit found")) << none.error().message;
+  EXPECT_TRUE(mentions(none.error().message, "CUDA_PATH was ignored")) << none.error().message;
+
+  s = search_with({{"CUDA_PATH", (dir / "cuda-13.0").string()}}, {dir / "cuda-13.0"});
+  auto good = choose_toolkit(s, ToolkitPurpose::Inspect);
+  ASSERT_TRUE(good) << good.error().message;
+  EXPECT_TRUE(good->choice.notes.empty());
+}
+
 // update-alternatives' way: nvcc on PATH is a symlink into the toolkit, which is found once.
 TEST(ToolkitChoice, NvccSymlinkOnPathNamesTheToolkitItLeadsTo) {
   TempDir usr_local;

@@ -178,6 +178,20 @@ bool found_through(const Toolkit& tk, const std::string& source) {
          std::find(tk.also_found_by.begin(), tk.also_found_by.end(), source) != tk.also_found_by.end();
 }
 
+// The variables the user set that name no toolkit, each with why (probe_toolkit's refusal).
+std::vector<std::string> ignored_variables(const std::vector<Toolkit>& found, const ToolkitSearch& search) {
+  std::vector<std::string> notes;
+  for (const char* variable : kToolkitVariables) {
+    auto value = env_value(search, variable);
+    if (!value ||
+        std::any_of(found.begin(), found.end(), [&](const Toolkit& tk) { return found_through(tk, variable); }))
+      continue;
+    if (auto probed = probe_toolkit(*value, variable, search); !probed)
+      notes.push_back(probed.error().message + "; " + variable + " was ignored (correct it or unset it)");
+  }
+  return notes;
+}
+
 // The toolkit an explicitly set variable names, among those that fit, and which variable it was.
 std::optional<std::pair<Toolkit, std::string>> named_by_variable(const std::vector<Toolkit>& fit,
                                                                  const ToolkitSearch& search) {
@@ -265,7 +279,14 @@ Result<Toolkit> choose_toolkit(const ToolkitSearch& search, ToolkitPurpose purpo
     tk.choice.by = ChosenBy::CudaRoot;
     return tk;
   }
-  return choose_found_toolkit(find_toolkits(search), search, purpose, cuda_major);
+  auto found = find_toolkits(search);
+  auto ignored = ignored_variables(found, search);
+  auto chosen = choose_found_toolkit(found, search, purpose, cuda_major);
+  if (chosen)
+    chosen->choice.notes = std::move(ignored);
+  else
+    for (const auto& note : ignored) chosen.error().message += "\n" + note;
+  return chosen;
 }
 
 Result<Toolkit> choose_found_toolkit(const std::vector<Toolkit>& all, const ToolkitSearch& search,

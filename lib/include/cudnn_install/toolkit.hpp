@@ -41,6 +41,9 @@ struct ToolkitChoice {
   std::string variable;           // ChosenBy::Variable: "CUDA_PATH", "CUDA_HOME" or "CUDA_ROOT"
   std::optional<int> cuda_major;  // ChosenBy::OnlyForMajor: the archive's
   std::vector<OtherToolkit> others;
+  // A CUDA_PATH, CUDA_HOME or CUDA_ROOT that is set but names no toolkit, said rather than passed
+  // over in silence: "'D:\old' (CUDA_PATH) is not a directory; CUDA_PATH was ignored".
+  std::vector<std::string> notes;
 };
 
 struct Toolkit {
