@@ -50,8 +50,6 @@ std::string human_size(std::uint64_t bytes) {
   return std::to_string((bytes + 500'000) / 1'000'000) + " MB";
 }
 
-// Manifests to read for a version: those it matches, newest first; without a version, those of
-// releases the table lacks.
 // "9.19.0" in redistrib_9.19.0.json as a version (no build).
 std::optional<CudnnVersion> manifest_release(const std::string& text) {
   auto parsed = parse_version_query(text);
@@ -76,9 +74,11 @@ void keep_served(std::vector<Release>& releases, const VersionQuery& query, cons
   });
 }
 
-std::vector<std::string> manifests_to_read(const std::vector<std::string>& versions,
-                                           const std::optional<VersionQuery>& query,
-                                           const std::vector<Release>& table) {
+// Manifests to read for a version: those it matches, newest first; without a version, those of
+// releases the table lacks. Each with the release it is of.
+std::vector<std::pair<CudnnVersion, std::string>> manifests_to_read(const std::vector<std::string>& versions,
+                                                                    const std::optional<VersionQuery>& query,
+                                                                    const std::vector<Release>& table) {
   std::vector<std::pair<CudnnVersion, std::string>> chosen;
   for (const auto& text : versions) {
     auto release = manifest_release(text);
@@ -91,9 +91,7 @@ std::vector<std::string> manifests_to_read(const std::vector<std::string>& versi
     chosen.emplace_back(v, text);
   }
   std::sort(chosen.begin(), chosen.end(), [](const auto& a, const auto& b) { return newer(a.first, b.first); });
-  std::vector<std::string> out;
-  for (const auto& [v, text] : chosen) out.push_back(text);
-  return out;
+  return chosen;
 }
 
 }  // namespace
@@ -165,7 +163,7 @@ Catalog load_catalog(HttpClient& http, const CatalogRequest& request) {
   }
   if (index->offline)
     catalog.notes.push_back("the mirror " + request.mirror + " cannot be reached: cached manifests are used");
-  for (const auto& version : manifests_to_read(manifest_versions(index->text), request.version, table)) {
+  for (const auto& [release, version] : manifests_to_read(manifest_versions(index->text), request.version, table)) {
     auto name = "redistrib_" + version + ".json";
     auto text = get_cached_text(http, request.mirror + name, manifests_dir / name, request.writes);
     if (!text) {
@@ -180,7 +178,7 @@ Catalog load_catalog(HttpClient& http, const CatalogRequest& request) {
     auto notes = merge_manifest(catalog.releases, *entries, name);
     catalog.notes.insert(catalog.notes.end(), notes.begin(), notes.end());
     if (request.version) {  // the newest manifest of the version answers
-      keep_served(catalog.releases, *request.version, *manifest_release(version), *entries);
+      keep_served(catalog.releases, *request.version, release, *entries);
       break;
     }
   }
