@@ -7,6 +7,7 @@
 
 #include "cli.hpp"
 #include "cudnn_install/bench.hpp"
+#include "path_option.hpp"
 
 namespace cudnn_install::cli {
 namespace {
@@ -108,7 +109,7 @@ void add_bench_options(CLI::App& bench, BenchFlags& f) {
   bench.add_option("--layers", f.layers, "comma list of parts of layer names: only those layers");
   bench.add_flag("--quick", f.quick, "three layers only (the short run after an install)");
   bench.add_flag("--list-shapes", f.list_shapes, "print the layer shapes as JSON and exit");
-  bench.add_option("--library", f.library, "benchmark this libcudnn instead of the toolkit's");
+  add_path_option(bench, "--library", f.library, "benchmark this libcudnn instead of the toolkit's");
 }
 
 int cmd_bench(const Options& o) {

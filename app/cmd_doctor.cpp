@@ -4,6 +4,7 @@
 #include "cli.hpp"
 #include "cudnn_install/doctor.hpp"
 #include "cudnn_install/plan.hpp"
+#include "cudnn_install/utf8.hpp"
 
 namespace cudnn_install::cli {
 namespace {
@@ -15,7 +16,7 @@ DoctorInputs gather(const Toolkit& tk, VerifyReport report) {
   in.verify = std::move(report);
   add_env_evidence(in, tk, major);
   for (const auto& [path, file] : cudnn_files_in(*make_real_filesystem(), tk)) {
-    auto m = cudnn_major_of(std::filesystem::path(path).filename().string());
+    auto m = cudnn_major_of(utf8_path(path).filename().string());
     if (m && *m != major) in.other_majors.push_back(path);
   }
   in.frameworks = find_frameworks(site_packages_dirs(current_python_environment()));

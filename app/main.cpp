@@ -6,6 +6,7 @@
 #include "cli.hpp"
 #include "cudnn_install/archive.hpp"
 #include "cudnn_install/releases.hpp"
+#include "path_option.hpp"
 
 namespace {
 
@@ -26,12 +27,12 @@ choice), 4 I/O failure (rolled back), 5 verification failed, 6 nothing to do,
 129/130/143 stopped by SIGHUP/SIGINT (Ctrl-C)/SIGTERM and rolled back.)";
 
 void add_common(CLI::App& app, cudnn_install::cli::Options& o, bool& json, bool& quiet, bool& verbose) {
-  app.add_option("--cuda-root", o.cuda_root, "CUDA toolkit directory (default: detected)");
+  cudnn_install::cli::add_path_option(app, "--cuda-root", o.cuda_root, "CUDA toolkit directory (default: detected)");
   app.add_flag("--json", json,
                "one JSON object on stdout, errors included (schema cudnn-install/2, docs/json-schema.md)");
   app.add_flag("-q,--quiet", quiet, "only errors");
   app.add_flag("-v,--verbose", verbose, "debug messages on stderr");
-  app.add_option("--log", o.log_file, "write a detailed log to FILE");
+  cudnn_install::cli::add_path_option(app, "--log", o.log_file, "write a detailed log to FILE");
 }
 
 // `fetch VERSION` and `list`: what they choose by (CUDA major, platform) and where from (mirror).
@@ -39,7 +40,8 @@ void add_fetch_commands(CLI::App& app, cudnn_install::cli::Options& o, bool& jso
   auto* fetch = app.add_subcommand("fetch", "download and verify a cuDNN release's archive (for offline machines)");
   auto* list = app.add_subcommand("list", "the cuDNN releases for this toolkit's CUDA major and this platform");
   fetch->add_option("version", o.version, "9, 9.19, 9.19.0 or 9.19.0.56 (the newest that matches)")->required();
-  fetch->add_option("-o,--output", o.output_dir, "also put the archive in DIR (it stays in the cache too)");
+  cudnn_install::cli::add_path_option(*fetch, "-o,--output", o.output_dir,
+                                      "also put the archive in DIR (it stays in the cache too)");
   for (auto* sub : {fetch, list}) {
     add_common(*sub, o, json, quiet, verbose);
     sub->add_option("--cuda", o.cuda, "CUDA major (default: the detected toolkit's)");
@@ -51,9 +53,9 @@ void add_fetch_commands(CLI::App& app, cudnn_install::cli::Options& o, bool& jso
 
 // --json before any "--": known before parsing, so that a command line CLI11 rejects still gets
 // its answer as JSON.
-bool asks_for_json(int argc, char** argv) {
-  for (int i = 1; i < argc && std::string(argv[i]) != "--"; ++i)
-    if (std::string(argv[i]) == "--json") return true;
+bool asks_for_json(const std::vector<std::string>& args) {
+  for (size_t i = 1; i < args.size() && args[i] != "--"; ++i)
+    if (args[i] == "--json") return true;
   return false;
 }
 
@@ -137,14 +139,15 @@ class StdoutToStderr {
 
 int main(int argc, char** argv) {
   using namespace cudnn_install::cli;
-  if (argc == 3 && std::string(argv[1]) == kProbeArgument) return cmd_probe(argv[2]);  // the verify child
+  const std::vector<std::string> args = cudnn_install::command_line_arguments(argc, argv);
+  if (args.size() == 3 && args[1] == kProbeArgument) return cmd_probe(cudnn_install::utf8_path(args[2]));  // verify
   Options o;
   bool dry_run = false, yes = false, json = false, quiet = false, verbose = false, rollback = false;
   CLI::App app{kDescription, "cudnn-install"};
   app.set_version_flag("--version", std::string("cudnn-install ") + CUDNN_INSTALL_VERSION);
-  app.add_option("archive", o.archive,
-                 "cuDNN archive (.zip for Windows, .tar.xz/.tgz for Linux), or a version (9, 9.19, 9.19.0.56) to "
-                 "download and install");
+  add_path_option(app, "archive", o.archive,
+                  "cuDNN archive (.zip for Windows, .tar.xz/.tgz for Linux), or a version (9, 9.19, 9.19.0.56) to "
+                  "download and install");
   app.add_option("--mirror", o.mirror,
                  "a directory laid out like NVIDIA's redist directory (default: CUDNN_INSTALL_MIRROR, else NVIDIA's)");
   add_common(app, o, json, quiet, verbose);
@@ -154,7 +157,7 @@ int main(int argc, char** argv) {
   app.add_flag("--force-name", o.force_name,
                "no longer needed, kept for old scripts: a renamed archive is recognised by its sha256 or its content "
                "and checked as NVIDIA's archive of that name");
-  app.add_option("--manifest", o.manifest, "NVIDIA redistrib_<version>.json to check the sha256 against");
+  add_path_option(app, "--manifest", o.manifest, "NVIDIA redistrib_<version>.json to check the sha256 against");
   app.add_flag("--no-path", o.no_path, "do not change PATH / the loader configuration");
   app.add_flag("--system", o.system_scope, "change the system PATH (HKLM) instead of the user's");
   app.add_flag("--no-verify", o.no_verify, "skip the verification after installing");
@@ -182,10 +185,12 @@ int main(int argc, char** argv) {
   app.get_subcommand("uninstall")->add_flag("-y,--yes", yes, "do not ask for confirmation");
   app.get_subcommand("uninstall")->add_flag("--dry-run", dry_run, "show every change, write nothing");
   add_fetch_commands(app, o, json, quiet, verbose);
-  o.format = asks_for_json(argc, argv) ? Format::Json : Format::Text;
+  o.format = asks_for_json(args) ? Format::Json : Format::Text;
   int rc = 0;
   try {
-    app.parse(argc, argv);
+    std::vector<const char*> pointers;
+    for (const auto& arg : args) pointers.push_back(arg.c_str());
+    app.parse(static_cast<int>(pointers.size()), pointers.data());
     o.mode = dry_run ? Mode::DryRun : Mode::Apply;
     o.confirm = yes ? Confirm::AssumeYes : Confirm::Ask;
     o.format = json ? Format::Json : Format::Text;

@@ -1,11 +1,11 @@
 // Commands printed for people to paste: this program by the name that finds it, then the
 // arguments, quoted for the shell of this platform (shell_quote.hpp).
-#include <cstdlib>
 #include <string_view>
 
 #include "cli.hpp"
 #include "cudnn_install/process.hpp"
 #include "cudnn_install/shell_quote.hpp"
+#include "cudnn_install/utf8.hpp"
 
 namespace cudnn_install::cli {
 namespace {
@@ -18,20 +18,15 @@ constexpr char kPathSeparator = ':';
 constexpr const char* kProgramFile = "cudnn-install";
 #endif
 
-std::string utf8_text(const std::filesystem::path& path) {
-  auto text = path.u8string();
-  return std::string(text.begin(), text.end());
-}
-
 // "cudnn-install" when that name on PATH is this very program, else its full path: a name that
 // finds another copy, or none, would run something else than what printed the command.
 std::string program_name() {
   std::filesystem::path self = current_executable();
-  const char* path = std::getenv("PATH");
-  std::string_view rest = path ? path : "";
+  std::string path = environment_variable("PATH").value_or("");
+  std::string_view rest = path;
   while (!rest.empty()) {
     auto end = rest.find(kPathSeparator);
-    std::filesystem::path dir(rest.substr(0, end));
+    std::filesystem::path dir = utf8_path(rest.substr(0, end));
     rest = end == std::string_view::npos ? "" : rest.substr(end + 1);
     std::error_code ec;
     if (dir.empty() || !std::filesystem::exists(dir / kProgramFile, ec)) continue;

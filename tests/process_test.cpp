@@ -6,6 +6,7 @@
 
 #include "base/util.hpp"
 #include "cudnn_install/process.hpp"
+#include "cudnn_install/utf8.hpp"
 #include "support/sandbox.hpp"
 
 using namespace cudnn_install;
@@ -90,7 +91,7 @@ TEST(Process, AChildPastItsTimeIsKilled) {
 
 TEST(Process, AMissingProgramIsAnErrorThatNamesIt) {
   TempDir dir;
-  std::string missing = util::path_utf8(dir.path() / "no-such-program");
+  std::string missing = utf8_text(dir.path() / "no-such-program");
   auto ran = make_process_runner()->run({missing, "x"}, RunOptions{});
   ASSERT_FALSE(ran);
   EXPECT_EQ(ran.error().code, ErrorCode::Io);
@@ -135,7 +136,7 @@ TEST(Process, AProgramWhosePathHasSpacesAndNonAsciiRuns) {
   fs::create_directories(folder);
   fs::path copy = folder / fs::path(PROCESS_CHILD).filename();
   fs::copy_file(PROCESS_CHILD, copy);
-  auto ran = make_process_runner()->run({util::path_utf8(copy), "args", "a b"}, RunOptions{});
+  auto ran = make_process_runner()->run({utf8_text(copy), "args", "a b"}, RunOptions{});
   ASSERT_TRUE(ran) << ran.error().message;
   ASSERT_TRUE(ran->succeeded()) << ran->describe();
   EXPECT_EQ(split_at_nul(ran->out), std::vector<std::string>{"a b"});

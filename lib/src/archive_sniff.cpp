@@ -7,6 +7,7 @@
 
 #include "cudnn_install/archive.hpp"
 #include "cudnn_install/archive_reader.hpp"
+#include "cudnn_install/utf8.hpp"
 
 namespace cudnn_install {
 namespace {
@@ -101,7 +102,7 @@ Result<std::filesystem::path> archive_argument(const std::filesystem::path& give
 #endif
   std::string text = given.string();
   while (text.size() > 1 && separator(text.back())) text.pop_back();
-  std::filesystem::path path(text);
+  std::filesystem::path path = utf8_path(text);
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
     return fail(ErrorCode::Usage,

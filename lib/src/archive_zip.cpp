@@ -11,6 +11,7 @@
 #include "base/try.hpp"
 #include "base/util.hpp"
 #include "cudnn_install/archive_reader.hpp"
+#include "cudnn_install/utf8.hpp"
 
 namespace cudnn_install {
 namespace {
@@ -159,7 +160,7 @@ class ZipReader final : public ArchiveReader {
     zip_t* raw = nullptr;
     if (bytes_.empty() && !path_.empty()) {
       int code = 0;
-      raw = zip_open(util::path_utf8(path_).c_str(), ZIP_RDONLY | ZIP_CHECKCONS, &code);
+      raw = zip_open(utf8_text(path_).c_str(), ZIP_RDONLY | ZIP_CHECKCONS, &code);
       zip_error_init_with_code(&error, code);
     } else if (zip_source_t* src = zip_source_buffer_create(bytes_.data(), bytes_.size(), 0, &error)) {
       raw = zip_open_from_source(src, ZIP_RDONLY | ZIP_CHECKCONS, &error);

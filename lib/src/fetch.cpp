@@ -11,17 +11,12 @@
 #include "base/try.hpp"
 #include "base/util.hpp"
 #include "cudnn_install/fetch.hpp"
+#include "cudnn_install/utf8.hpp"
 
 namespace cudnn_install {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::optional<std::string> env(const char* name) {
-  const char* value = std::getenv(name);
-  if (!value || !*value) return std::nullopt;
-  return std::string(value);
-}
 
 // Written beside the file it describes, then renamed, so a reader never sees half of either.
 Result<void> write_file_atomically(const fs::path& path, const std::string& text) {
@@ -97,19 +92,19 @@ std::vector<std::pair<CudnnVersion, std::string>> manifests_to_read(const std::v
 }  // namespace
 
 std::string choose_mirror(const std::optional<std::string>& flag) {
-  std::string mirror = flag ? *flag : env("CUDNN_INSTALL_MIRROR").value_or(kNvidiaRedist);
+  std::string mirror = flag ? *flag : environment_variable("CUDNN_INSTALL_MIRROR").value_or(kNvidiaRedist);
   if (!mirror.ends_with('/')) mirror += '/';
   return mirror;
 }
 
 fs::path default_cache_dir() {
-  if (auto chosen = env("CUDNN_INSTALL_CACHE")) return fs::path(*chosen);
+  if (auto chosen = environment_variable("CUDNN_INSTALL_CACHE")) return utf8_path(*chosen);
 #ifdef _WIN32
-  if (auto local = env("LOCALAPPDATA")) return fs::path(*local) / "cudnn-install" / "cache";
+  if (auto local = environment_variable("LOCALAPPDATA")) return utf8_path(*local) / "cudnn-install" / "cache";
   return fs::temp_directory_path() / "cudnn-install" / "cache";
 #else
-  if (auto xdg = env("XDG_CACHE_HOME")) return fs::path(*xdg) / "cudnn-install";
-  if (auto home = env("HOME")) return fs::path(*home) / ".cache" / "cudnn-install";
+  if (auto xdg = environment_variable("XDG_CACHE_HOME")) return utf8_path(*xdg) / "cudnn-install";
+  if (auto home = environment_variable("HOME")) return utf8_path(*home) / ".cache" / "cudnn-install";
   return fs::temp_directory_path() / "cudnn-install";
 #endif
 }

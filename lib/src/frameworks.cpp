@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "base/util.hpp"
+#include "cudnn_install/utf8.hpp"
 
 namespace fs = std::filesystem;
 
@@ -44,7 +45,7 @@ std::optional<fs::path> first_python_prefix(const PythonEnvironment& env) {
   std::string entry;
   while (std::getline(entries, entry, env.path_separator)) {
     if (entry.empty()) continue;
-    fs::path dir(entry);
+    fs::path dir = utf8_path(entry);
     std::error_code ec;
     if (fs::exists(dir / "python.exe", ec)) return dir;
     if (fs::exists(dir / "python3", ec) || fs::exists(dir / "python", ec)) return dir.parent_path();
@@ -96,10 +97,7 @@ std::optional<Framework> parse_tensorflow_build_info(std::string_view text) {
 }
 
 PythonEnvironment current_python_environment() {
-  auto get = [](const char* name) {
-    const char* v = std::getenv(name);
-    return std::string(v ? v : "");
-  };
+  auto get = [](const char* name) { return environment_variable(name).value_or(""); };
   PythonEnvironment env{get("VIRTUAL_ENV"), get("CONDA_PREFIX"), get("PATH"), get("HOME"), ':'};
 #ifdef _WIN32
   env.path_separator = ';';
@@ -110,16 +108,16 @@ PythonEnvironment current_python_environment() {
 
 std::vector<fs::path> site_packages_dirs(const PythonEnvironment& env) {
   std::vector<fs::path> dirs;
-  if (!env.virtual_env.empty()) add_prefix(dirs, env.virtual_env);
-  if (!env.conda_prefix.empty()) add_prefix(dirs, env.conda_prefix);
+  if (!env.virtual_env.empty()) add_prefix(dirs, utf8_path(env.virtual_env));
+  if (!env.conda_prefix.empty()) add_prefix(dirs, utf8_path(env.conda_prefix));
   if (auto prefix = first_python_prefix(env)) {
     add_prefix(dirs, *prefix);
     if (*prefix == "/usr") add_prefix(dirs, "/usr/local");  // Debian: pip installs there
   }
   if (!env.home.empty()) {
-    add_prefix(dirs, fs::path(env.home) / ".local");  // POSIX user site
-    std::error_code ec;                               // Windows user site: %APPDATA%\Python\Python3X\site-packages
-    for (fs::directory_iterator it(fs::path(env.home) / "Python", ec), end; !ec && it != end; it.increment(ec))
+    add_prefix(dirs, utf8_path(env.home) / ".local");  // POSIX user site
+    std::error_code ec;                                // Windows user site: %APPDATA%\Python\Python3X\site-packages
+    for (fs::directory_iterator it(utf8_path(env.home) / "Python", ec), end; !ec && it != end; it.increment(ec))
       add_if_dir(dirs, it->path() / "site-packages");
   }
   return dirs;

@@ -10,6 +10,7 @@
 
 #include "base/win32_util.hpp"
 #include "cudnn_install/http.hpp"
+#include "cudnn_install/utf8.hpp"
 #include "http_proxy_name.hpp"
 
 namespace cudnn_install {
@@ -27,7 +28,7 @@ struct Internet {
 
 std::string proxy_env(const char* upper, const char* lower) {
   for (const char* name : {lower, upper})
-    if (const char* value = std::getenv(name); value && *value) return value;
+    if (auto value = environment_variable(name)) return *value;
   return {};
 }
 

@@ -5,6 +5,7 @@
 
 #include "base/try.hpp"
 #include "base/util.hpp"
+#include "cudnn_install/utf8.hpp"
 #include "toolkit_identity.hpp"
 #include "toolkit_version.hpp"
 
@@ -125,15 +126,15 @@ std::optional<Candidate> nvcc_candidate(const fs::path& dir) {
 std::vector<Candidate> candidates(const ToolkitSearch& search) {
   std::vector<Candidate> out;
   for (const char* name : {"CUDA_PATH", "CUDA_HOME", "CUDA_ROOT"})
-    if (auto v = env_value(search, name)) out.push_back({*v, name, name});
+    if (auto v = env_value(search, name)) out.push_back({utf8_path(*v), name, name});
   static const std::regex versioned(R"(CUDA_PATH_V[0-9]+_[0-9]+)");
   for (const auto& [key, value] : search.environment)
-    if (std::regex_match(key, versioned) && !value.empty()) out.push_back({value, key, key});
+    if (std::regex_match(key, versioned) && !value.empty()) out.push_back({utf8_path(value), key, key});
   if (auto path = env_value(search, "PATH")) {
     std::stringstream ss(*path);
     for (std::string dir; std::getline(ss, dir, search.path_separator);)
       if (!dir.empty())
-        if (auto c = nvcc_candidate(dir)) out.push_back(std::move(*c));
+        if (auto c = nvcc_candidate(utf8_path(dir))) out.push_back(std::move(*c));
   }
   for (const auto& dir : search.default_dirs) out.push_back({dir, "default location", dir.string()});
   return out;
@@ -186,7 +187,7 @@ std::vector<std::string> ignored_variables(const std::vector<Toolkit>& found, co
     if (!value ||
         std::any_of(found.begin(), found.end(), [&](const Toolkit& tk) { return found_through(tk, variable); }))
       continue;
-    if (auto probed = probe_toolkit(*value, variable, search); !probed)
+    if (auto probed = probe_toolkit(utf8_path(*value), variable, search); !probed)
       notes.push_back(probed.error().message + "; " + variable + " was ignored (correct it or unset it)");
   }
   return notes;
@@ -349,7 +350,7 @@ std::string choice_text(const Toolkit& toolkit) {
 std::optional<std::string> nvcc_version_output(ProcessRunner& runner, const fs::path& nvcc) {
   RunOptions options;
   options.timeout = std::chrono::seconds(30);
-  auto ran = runner.run({util::path_utf8(nvcc), "--version"}, options);
+  auto ran = runner.run({utf8_text(nvcc), "--version"}, options);
   if (!ran || !ran->succeeded()) return std::nullopt;
   return ran->out;
 }

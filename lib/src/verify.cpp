@@ -7,6 +7,7 @@
 #include "archive_inspect.hpp"
 #include "base/util.hpp"
 #include "cudnn_install/archive.hpp"
+#include "cudnn_install/utf8.hpp"
 
 namespace fs = std::filesystem;
 
@@ -59,7 +60,7 @@ void check_runtime(VerifyReport& r, const Toolkit& tk, const VerifyOptions& o, P
                       " libraries cannot be loaded on this machine: static checks only");
     return;
   }
-  ProbeResult p = probe_in_child(runner, o.probe_command, r.libraries.front().path);
+  ProbeResult p = probe_in_child(runner, o.probe_command, utf8_path(r.libraries.front().path));
   r.runtime = p;
   if (p.load != ProbeResult::Load::Loaded) {
     r.problems.push_back("loading " + r.libraries.front().path + " failed: " + p.detail);
@@ -121,7 +122,7 @@ Result<VerifyReport> verify_install(const Toolkit& tk, const VerifyOptions& o, P
   for (const auto& lib : r.libraries) {
     if (!lib.present)
       r.problems.push_back(fmt::format("{} is missing from {}: cuDNN {} needs it (\"Could not load library\" errors)",
-                                       lib.name, fs::path(lib.path).parent_path().string(), header->major));
+                                       lib.name, utf8_path(lib.path).parent_path().string(), header->major));
     else if (!lib.version.empty() && !versions_agree(lib.version, r.header_version))
       r.problems.push_back(fmt::format("{} is version {} but the header says {}: mixed cuDNN versions", lib.name,
                                        lib.version, r.header_version));

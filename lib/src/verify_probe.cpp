@@ -4,6 +4,7 @@
 // process runner and read its answer; a library that crashes kills only the child.
 #include "base/dynlib.hpp"
 #include "base/util.hpp"
+#include "cudnn_install/utf8.hpp"
 #include "cudnn_install/verify.hpp"
 
 namespace fs = std::filesystem;
@@ -116,7 +117,7 @@ ProbeResult probe_in_child(ProcessRunner& runner, const std::vector<std::string>
                            const fs::path& library) {
   ProbeResult r;
   std::vector<std::string> argv = probe_command;
-  argv.push_back(util::path_utf8(library));
+  argv.push_back(utf8_text(library));
   RunOptions options;
   options.max_output_bytes = 1 << 20;
   auto child = runner.run(argv, options);

@@ -11,6 +11,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "cudnn_install/utf8.hpp"
+
 namespace fs = std::filesystem;
 
 namespace cudnn_install::test {
@@ -94,7 +96,9 @@ static std::string with_json_check(const std::string& command) { return command;
 int run_command(const std::string& plain_command, std::string* output) {
   std::string command = with_json_check(plain_command);
 #ifdef _WIN32
-  FILE* pipe = _popen(("\"" + command + " 2>&1\"").c_str(), "r");  // cmd /c strips the outer quotes
+  // The command is UTF-8 (paths from path::string()); cmd.exe gets it as UTF-16, as a user's shell
+  // would pass "C:\Users\José\...". cmd /c strips the outer quotes.
+  FILE* pipe = _wpopen(utf8_path("\"" + command + " 2>&1\"").wstring().c_str(), L"r");
 #else
   FILE* pipe = popen((command + " 2>&1").c_str(), "r");
 #endif

@@ -389,3 +389,42 @@ TEST(WinEndToEnd, DoctorFindsMissingZlibwapiAndTheToolkitOffPath) {
   run_command(cli("doctor --json --cuda-root " + quoted(root)), &out);
   EXPECT_EQ(out.find("\"check\": \"zlibwapi\""), std::string::npos) << out;
 }
+
+// A user named José downloads into a folder named in Cyrillic, and the toolkit lives under a
+// directory with letters no ANSI code page holds together: the archive is found, installed,
+// put on PATH, verified (the probe child gets the path too) and rolled back, byte for byte.
+TEST(WinEndToEnd, PathsWithLettersOutsideTheCodePageWork) {
+  PathGuard guard;
+  TempDir dir;
+  fs::path root = dir.path() / u8"Programmes José 東京" / "NVIDIA GPU Computing Toolkit" / "CUDA" / "v12.4";
+  make_windows_toolkit(root, "12.4.1", false);
+  const char* name = "cudnn-windows-x86_64-8.9.5.30_cuda12-archive.zip";
+  fs::path downloads = dir.path() / u8"Загрузки é";
+  fs::create_directories(downloads);
+  fs::copy_file(corpus(name), downloads / name);
+  std::string manifest;
+  if (fs::exists(corpus("redistrib_local.json"))) {
+    fs::copy_file(corpus("redistrib_local.json"), downloads / "redistrib_local.json");
+    manifest = "--manifest " + quoted(downloads / "redistrib_local.json") + " ";
+  }
+  RegValue before = make_value(kRegSz, u"C:\\Windows");
+  ASSERT_TRUE(guard.store().write(EnvScope::User, "Path", before));
+  Snapshot tree = snapshot(root);
+  std::string out;
+  int rc = run_command(cli("--yes --no-verify --cuda-root " + quoted(root) + " " + manifest + quoted(downloads / name)),
+                       &out);
+  ASSERT_EQ(rc, 0) << out;
+  EXPECT_TRUE(fs::exists(root / "bin" / "cudnn64_8.dll")) << out;
+  std::wstring bin = (root / "bin").wstring();
+  EXPECT_EQ(value_text(guard.now()), u"C:\\Windows;" + std::u16string(bin.begin(), bin.end()));
+  rc = run_command(cli("--rollback --yes --cuda-root " + quoted(root)), &out);
+  ASSERT_EQ(rc, 0) << out;
+  EXPECT_EQ(guard.now(), before);
+  EXPECT_EQ(diff(tree, snapshot(root)), "");
+
+  fs::path other = dir.path() / u8"Ünïcödé 東京" / "v12.4";
+  make_fake_cudnn8_toolkit(other);
+  write_file(other / "bin/zlibwapi.dll", "MZ");
+  rc = run_command(cli("verify --cuda-root " + quoted(other)), &out);
+  EXPECT_EQ(rc, 0) << out;
+}

@@ -32,12 +32,6 @@ inline std::optional<std::string> read_text_file(const std::filesystem::path& pa
   return text;
 }
 
-// A path as UTF-8 (what libzip's zip_open takes on every platform).
-inline std::string path_utf8(const std::filesystem::path& p) {
-  auto u8 = p.u8string();
-  return std::string(u8.begin(), u8.end());
-}
-
 inline std::string lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
   return s;

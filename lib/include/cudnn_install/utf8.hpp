@@ -1,0 +1,31 @@
+// Text in this program is UTF-8 on every platform: command-line arguments, environment values,
+// state files, messages. On Windows, std::filesystem::path(std::string) reads a narrow string in
+// the C runtime's code page (libstdc++ on msvcrt: byte by byte), while path::string() writes
+// UTF-8; so a path made from text goes through utf8_path, and text is read through these
+// functions, never through argv or getenv (the ANSI code page turns letters it lacks into '?').
+#pragma once
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cudnn_install {
+
+inline std::filesystem::path utf8_path(std::string_view text) {
+  return std::filesystem::path(std::u8string_view(reinterpret_cast<const char8_t*>(text.data()), text.size()));
+}
+
+inline std::string utf8_text(const std::filesystem::path& path) {
+  auto text = path.u8string();
+  return std::string(text.begin(), text.end());
+}
+
+// An environment variable's value as UTF-8; nullopt when it is unset or empty.
+std::optional<std::string> environment_variable(const char* name);
+
+// This process's command-line arguments as UTF-8 (Windows: from GetCommandLineW; argv is in the
+// ANSI code page there). Elsewhere argv as it is.
+std::vector<std::string> command_line_arguments(int argc, char** argv);
+
+}  // namespace cudnn_install

@@ -1,0 +1,29 @@
+// UTF-8 text from the wide Windows APIs: the environment and the command line.
+#include <windows.h>
+// windows.h first: shellapi.h needs its types.
+#include <shellapi.h>
+
+#include <cstdlib>
+
+#include "base/win32_util.hpp"
+#include "cudnn_install/utf8.hpp"
+
+namespace cudnn_install {
+
+std::optional<std::string> environment_variable(const char* name) {
+  const wchar_t* value = _wgetenv(win32::widen(name).c_str());
+  if (!value || !*value) return std::nullopt;
+  return win32::narrow(value);
+}
+
+std::vector<std::string> command_line_arguments(int argc, char** argv) {
+  int count = 0;
+  wchar_t** wide = CommandLineToArgvW(GetCommandLineW(), &count);
+  if (!wide) return {argv, argv + argc};
+  std::vector<std::string> out;
+  for (int i = 0; i < count; ++i) out.push_back(win32::narrow(wide[i]));
+  LocalFree(wide);
+  return out;
+}
+
+}  // namespace cudnn_install
