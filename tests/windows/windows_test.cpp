@@ -428,3 +428,35 @@ TEST(WinEndToEnd, PathsWithLettersOutsideTheCodePageWork) {
   rc = run_command(cli("verify --cuda-root " + quoted(other)), &out);
   EXPECT_EQ(rc, 0) << out;
 }
+
+// A browser's second download of the archive ("... (1).zip") in a folder with spaces, into a
+// toolkit under "NVIDIA GPU Computing Toolkit": recognised by its sha256 (the manifest vouches for
+// it) and installed. The same bytes named as a CUDA 13 archive are refused by their header, the
+// tree untouched.
+TEST(WinEndToEnd, ARenamedDownloadIsRecognisedBySha256AndInstalled) {
+  PathGuard guard;
+  TempDir dir;
+  fs::path root = dir.path() / "NVIDIA GPU Computing Toolkit" / "CUDA" / "v12.4";
+  make_windows_toolkit(root, "12.4.1", false);
+  const char* name = "cudnn-windows-x86_64-8.9.5.30_cuda12-archive.zip";
+  fs::path downloads = dir.path() / "My Downloads";
+  fs::create_directories(downloads);
+  fs::path second = downloads / "cudnn-windows-x86_64-8.9.5.30_cuda12-archive (1).zip";
+  fs::path lying = downloads / "cudnn-windows-x86_64-9.19.0.56_cuda13-archive.zip";
+  fs::copy_file(corpus(name), second);
+  fs::copy_file(corpus(name), lying);
+  std::string manifest = "--manifest " + quoted(corpus("redistrib_local.json")) + " ";
+  ASSERT_TRUE(fs::exists(corpus("redistrib_local.json")));
+  Snapshot tree = snapshot(root);
+  std::string out;
+  int rc = run_command(cli("--yes --no-verify --no-path --cuda-root " + quoted(root) + " " + manifest + quoted(lying)),
+                       &out);
+  EXPECT_EQ(rc, 2) << out;
+  EXPECT_NE(out.find("include/cudnn_version.h says 8.9.5: the archive was renamed"), std::string::npos) << out;
+  EXPECT_EQ(diff(tree, snapshot(root)), "") << out;
+  rc = run_command(cli("--yes --no-verify --no-path --cuda-root " + quoted(root) + " " + manifest + quoted(second)),
+                   &out);
+  ASSERT_EQ(rc, 0) << out;
+  EXPECT_NE(out.find(std::string("recognised by its sha256 as ") + name), std::string::npos) << out;
+  EXPECT_TRUE(fs::exists(root / "bin" / "cudnn64_8.dll")) << out;
+}
