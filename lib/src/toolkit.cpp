@@ -179,18 +179,8 @@ bool found_through(const Toolkit& tk, const std::string& source) {
          std::find(tk.also_found_by.begin(), tk.also_found_by.end(), source) != tk.also_found_by.end();
 }
 
-// The variables the user set that name no toolkit, each with why (probe_toolkit's refusal).
-std::vector<std::string> ignored_variables(const std::vector<Toolkit>& found, const ToolkitSearch& search) {
-  std::vector<std::string> notes;
-  for (const char* variable : kToolkitVariables) {
-    auto value = env_value(search, variable);
-    if (!value ||
-        std::any_of(found.begin(), found.end(), [&](const Toolkit& tk) { return found_through(tk, variable); }))
-      continue;
-    if (auto probed = probe_toolkit(utf8_path(*value), variable, search); !probed)
-      notes.push_back(probed.error().message + "; " + variable + " was ignored (correct it or unset it)");
-  }
-  return notes;
+bool is_toolkit_variable(const std::string& source) {
+  return std::find(std::begin(kToolkitVariables), std::end(kToolkitVariables), source) != std::end(kToolkitVariables);
 }
 
 // The toolkit an explicitly set variable names, among those that fit, and which variable it was.
@@ -252,12 +242,30 @@ Result<Toolkit> probe_toolkit(const fs::path& root, std::string found_by, const 
   return tk;
 }
 
-std::vector<Toolkit> find_toolkits(const ToolkitSearch& search) {
+namespace {
+
+// The toolkits found, and a note for each variable the user set that names none (CUDA_PATH left
+// behind by an uninstalled toolkit), with probe_toolkit's reason.
+struct SearchResult {
   std::vector<Toolkit> found;
+  std::vector<std::string> ignored_variables;
+};
+
+void note_ignored(const Candidate& c, const Error& why, SearchResult& out) {
+  if (is_toolkit_variable(c.found_by))
+    out.ignored_variables.push_back(why.message + "; " + c.found_by + " was ignored (correct it or unset it)");
+}
+
+SearchResult search_toolkits(const ToolkitSearch& search) {
+  SearchResult out;
+  std::vector<Toolkit>& found = out.found;
   std::vector<std::string> identities;  // of found[i]
   for (const auto& c : candidates(search)) {
     std::string identity = toolkit_dir_identity(c.root);
-    if (identity.empty()) continue;
+    if (identity.empty()) {  // nothing there: probe_toolkit says what, for a variable's note
+      if (is_toolkit_variable(c.found_by)) note_ignored(c, probe_toolkit(c.root, c.found_by, search).error(), out);
+      continue;
+    }
     auto seen = std::find(identities.begin(), identities.end(), identity);
     if (seen != identities.end()) {  // the same directory again: a link to it, another variable
       Toolkit& tk = found[static_cast<size_t>(seen - identities.begin())];
@@ -265,14 +273,21 @@ std::vector<Toolkit> find_toolkits(const ToolkitSearch& search) {
       if (shown != tk.found_by && !found_through(tk, shown)) tk.also_found_by.push_back(shown);
       continue;
     }
-    if (auto tk = probe_toolkit(c.root, c.found_by, search)) {
-      identities.push_back(identity);
-      found.push_back(std::move(*tk));
+    auto tk = probe_toolkit(c.root, c.found_by, search);
+    if (!tk) {
+      note_ignored(c, tk.error(), out);
+      continue;
     }
+    identities.push_back(identity);
+    found.push_back(std::move(*tk));
   }
   merge_wrappers(found);
-  return found;
+  return out;
 }
+
+}  // namespace
+
+std::vector<Toolkit> find_toolkits(const ToolkitSearch& search) { return search_toolkits(search).found; }
 
 Result<Toolkit> choose_toolkit(const ToolkitSearch& search, ToolkitPurpose purpose, std::optional<int> cuda_major) {
   if (search.cuda_root) {
@@ -280,8 +295,7 @@ Result<Toolkit> choose_toolkit(const ToolkitSearch& search, ToolkitPurpose purpo
     tk.choice.by = ChosenBy::CudaRoot;
     return tk;
   }
-  auto found = find_toolkits(search);
-  auto ignored = ignored_variables(found, search);
+  auto [found, ignored] = search_toolkits(search);
   auto chosen = choose_found_toolkit(found, search, purpose, cuda_major);
   if (chosen)
     chosen->choice.notes = std::move(ignored);
