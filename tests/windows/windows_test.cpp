@@ -5,6 +5,7 @@
 #include <windows.h>
 
 #include <algorithm>
+#include <sstream>
 
 #include "cudnn_install/env.hpp"
 #include "cudnn_install/filesystem.hpp"
@@ -102,6 +103,16 @@ std::string cli(const std::string& args) { return "\"" + fs::path(CLI_PATH).make
 fs::path corpus(const std::string& name) { return fs::path(CORPUS_DIR) / "good" / name; }
 
 std::string quoted(const fs::path& p) { return "\"" + p.string() + "\""; }
+
+// The rest of the first line of the output that starts with prefix; "" if none does.
+std::string line_after(const std::string& output, const std::string& prefix) {
+  std::istringstream lines(output);
+  for (std::string line; std::getline(lines, line);) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.starts_with(prefix)) return line.substr(prefix.size());
+  }
+  return "";
+}
 
 // A CUDA 12.4 toolkit holding a complete cuDNN 8.9.5 made of the loadable stand-in DLL.
 void make_fake_cudnn8_toolkit(const fs::path& root) {
@@ -391,8 +402,9 @@ TEST(WinEndToEnd, DoctorFindsMissingZlibwapiAndTheToolkitOffPath) {
 }
 
 // A user named José downloads into a folder named in Cyrillic, and the toolkit lives under a
-// directory with letters no ANSI code page holds together: the archive is found, installed,
-// put on PATH, verified (the probe child gets the path too) and rolled back, byte for byte.
+// directory with letters no ANSI code page holds together: the archive is found, installed and
+// put on PATH; the printed undo command, pasted into cmd, rolls it all back byte for byte; verify
+// loads the DLL from such a directory (the probe child gets the path too).
 TEST(WinEndToEnd, PathsWithLettersOutsideTheCodePageWork) {
   PathGuard guard;
   TempDir dir;
@@ -417,8 +429,15 @@ TEST(WinEndToEnd, PathsWithLettersOutsideTheCodePageWork) {
   EXPECT_TRUE(fs::exists(root / "bin" / "cudnn64_8.dll")) << out;
   std::wstring bin = (root / "bin").wstring();
   EXPECT_EQ(value_text(guard.now()), u"C:\\Windows;" + std::u16string(bin.begin(), bin.end()));
-  rc = run_command(cli("--rollback --yes --cuda-root " + quoted(root)), &out);
-  ASSERT_EQ(rc, 0) << out;
+  // The printed undo command, pasted into cmd (its own form when it differs from PowerShell's).
+  std::string undo = line_after(out, "  (in cmd: ");
+  if (undo.empty())
+    undo = line_after(out, "undo with: ");
+  else
+    undo.pop_back();  // the closing ')'
+  ASSERT_FALSE(undo.empty()) << out;
+  rc = run_command(undo + " --yes", &out);
+  ASSERT_EQ(rc, 0) << undo << "\n" << out;
   EXPECT_EQ(guard.now(), before);
   EXPECT_EQ(diff(tree, snapshot(root)), "");
 
