@@ -1,5 +1,7 @@
 #include "support/faulty_filesystem.hpp"
 
+#include <algorithm>
+#include <cstdlib>
 #include <cstring>
 
 namespace fs = std::filesystem;
@@ -92,6 +94,19 @@ Result<void> FaultyFileSystem::sync_dir(const fs::path& path) {
 Result<void> FaultyFileSystem::append_durable(const fs::path& path, std::string_view bytes) {
   if (auto r = tick("append_durable", path); !r) return r;
   return real_.append_durable(path, bytes);
+}
+
+std::vector<int> operations_to_try(int total, std::initializer_list<int> always) {
+  const char* text = std::getenv("CUDNN_INSTALL_TEST_OPERATION_STRIDE");
+  int stride = text ? std::max(1, std::atoi(text)) : 1;
+  std::vector<int> out;
+  // One of each block of `stride` operations, a different position in each block, so that a
+  // test choosing by n % k (the kind of interruption) still gets every kind.
+  for (int n = 1; n <= total; ++n)
+    if ((n - 1) % stride == ((n - 1) / stride) % stride || n == total ||
+        std::find(always.begin(), always.end(), n) != always.end())
+      out.push_back(n);
+  return out;
 }
 
 }  // namespace cudnn_install::test

@@ -6,6 +6,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "cudnn_install/filesystem.hpp"
 
@@ -62,5 +63,11 @@ class FaultyFileSystem final : public FileSystem {
   int ops_ = 0;
   bool fired_ = false;
 };
+
+// The operations 1..total an at-every-operation test injects at: every one, or under the ASan
+// preset (CUDNN_INSTALL_TEST_OPERATION_STRIDE=3, where each run costs six times as much) one in
+// three plus the ones named in `always` (the edges: the first write, commit). The dev preset, and
+// the tests that must see every checkpoint, try all.
+std::vector<int> operations_to_try(int total, std::initializer_list<int> always = {});
 
 }  // namespace cudnn_install::test
