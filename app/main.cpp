@@ -140,6 +140,7 @@ class StdoutToStderr {
 int main(int argc, char** argv) {
   using namespace cudnn_install::cli;
   const std::vector<std::string> args = cudnn_install::command_line_arguments(argc, argv);
+  const cudnn_install::Utf8Console console;
   if (args.size() == 3 && args[1] == kProbeArgument) return cmd_probe(cudnn_install::utf8_path(args[2]));  // verify
   Options o;
   bool dry_run = false, yes = false, json = false, quiet = false, verbose = false, rollback = false;

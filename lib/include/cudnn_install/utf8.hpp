@@ -28,4 +28,18 @@ std::optional<std::string> environment_variable(const char* name);
 // ANSI code page there). Elsewhere argv as it is.
 std::vector<std::string> command_line_arguments(int argc, char** argv);
 
+// While it lives, a Windows console shows this process's UTF-8 output as UTF-8 (its output code
+// page is set to CP_UTF8 and put back after); without a console, and elsewhere, it does nothing.
+// Without it "C:\Users\José" is printed as "JosÃ©", and a printed command pasted back fails.
+class Utf8Console {
+ public:
+  Utf8Console();
+  ~Utf8Console();
+  Utf8Console(const Utf8Console&) = delete;
+  Utf8Console& operator=(const Utf8Console&) = delete;
+
+ private:
+  unsigned saved_code_page_ = 0;  // 0: nothing to put back
+};
+
 }  // namespace cudnn_install

@@ -26,4 +26,13 @@ std::vector<std::string> command_line_arguments(int argc, char** argv) {
   return out;
 }
 
+Utf8Console::Utf8Console() {
+  UINT current = GetConsoleOutputCP();  // 0 without a console
+  if (current != 0 && current != CP_UTF8 && SetConsoleOutputCP(CP_UTF8)) saved_code_page_ = current;
+}
+
+Utf8Console::~Utf8Console() {
+  if (saved_code_page_ != 0) SetConsoleOutputCP(saved_code_page_);
+}
+
 }  // namespace cudnn_install
