@@ -263,7 +263,8 @@ SearchResult search_toolkits(const ToolkitSearch& search) {
   for (const auto& c : candidates(search)) {
     std::string identity = toolkit_dir_identity(c.root);
     if (identity.empty()) {  // nothing there: probe_toolkit says what, for a variable's note
-      if (is_toolkit_variable(c.found_by)) note_ignored(c, probe_toolkit(c.root, c.found_by, search).error(), out);
+      if (!is_toolkit_variable(c.found_by)) continue;
+      if (auto probed = probe_toolkit(c.root, c.found_by, search); !probed) note_ignored(c, probed.error(), out);
       continue;
     }
     auto seen = std::find(identities.begin(), identities.end(), identity);
