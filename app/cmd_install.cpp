@@ -15,6 +15,7 @@
 #include "cudnn_install/state_lock.hpp"
 #include "cudnn_install/toolkit.hpp"
 #include "cudnn_install/txn.hpp"
+#include "cudnn_install/utf8.hpp"
 #include "progress.hpp"
 
 namespace cudnn_install::cli {
@@ -102,8 +103,7 @@ namespace {
 
 // The command that undoes the install, as argv: this very program, so that a script need not find it on PATH.
 std::vector<std::string> undo_command(const Toolkit& toolkit) {
-  auto exe = current_executable().u8string(), root = toolkit.root.u8string();  // UTF-8, as JSON is
-  return {std::string(exe.begin(), exe.end()), "--rollback", "--cuda-root", std::string(root.begin(), root.end())};
+  return {utf8_text(current_executable()), "--rollback", "--cuda-root", utf8_text(toolkit.root)};  // UTF-8, as JSON is
 }
 
 // The same for people to paste into their shell.

@@ -3,6 +3,7 @@
 
 #include "cli.hpp"
 #include "cudnn_install/toolkit.hpp"
+#include "cudnn_install/utf8.hpp"
 #include "cudnn_install/verify.hpp"
 
 namespace cudnn_install::cli {
@@ -34,8 +35,7 @@ int cmd_verify(const Options& o) {
 
 // The child side of the runtime check: `cudnn-install __probe LIB` (probe_command) prints one JSON object.
 std::vector<std::string> probe_command() {
-  auto exe = current_executable().u8string();  // UTF-8, as the runner takes arguments
-  return {std::string(exe.begin(), exe.end()), kProbeArgument};
+  return {utf8_text(current_executable()), kProbeArgument};  // UTF-8, as the runner takes arguments
 }
 
 int cmd_probe(const std::filesystem::path& library) {
