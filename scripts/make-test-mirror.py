@@ -12,7 +12,12 @@
                          table lacks (newer than its 9.19.0.56, older than its 9.19.1.2), so that
                          `cudnn-install 9.19` installs, and verifies, real libraries; ~350 MB,
                          ~30 s to pack
-Usage: make-test-mirror.py OUTDIR [--real-only]   (tests/fetch_e2e.sh, tests/fetch_real_e2e.sh)
+                         or, with --windows-stand-in DLL, a windows-x86_64 cuda13 zip of build 9.19.0.99
+                         whose every DLL is that loadable stand-in (tests/windows/fake_cudnn.cpp built
+                         as 9.19.0.99), so that the Windows build's `cudnn-install 9.19` verifies
+                         under Wine what it downloaded
+Usage: make-test-mirror.py OUTDIR [--real-only | --windows-stand-in DLL]
+       (tests/fetch_e2e.sh, tests/fetch_real_e2e.sh)
 """
 import hashlib, importlib.util, json, os, random, subprocess, sys, tempfile
 
@@ -32,14 +37,16 @@ def archive(out, platform, version, build, cuda):
         files = corpus.linux_v9(top, version)
     noise = random.Random(f"{top}").randbytes(300_000)  # incompressible: the transfer is long enough to cut
     files.file(f"{top}/include/cudnn_noise_v9.h", noise)
+    return rel, publish(out, rel, files)
+
+
+def publish(out, rel, files):
+    """Writes the archive at OUT/REL; returns its manifest entry."""
     path = os.path.join(out, rel)
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    if ext == ".zip":
-        corpus.write_zip(path, files)
-    else:
-        corpus.write_tar(path, files)
+    (corpus.write_zip if rel.endswith(".zip") else corpus.write_tar)(path, files)
     data = open(path, "rb").read()
-    return rel, {"relative_path": rel, "sha256": hashlib.sha256(data).hexdigest(), "size": str(len(data))}
+    return {"relative_path": rel, "sha256": hashlib.sha256(data).hexdigest(), "size": str(len(data))}
 
 
 def manifest(out, label, full_version, entries):
@@ -57,6 +64,9 @@ def main():
     if "--real-only" in sys.argv[2:]:
         add_real(out)
         return
+    if "--windows-stand-in" in sys.argv[2:]:
+        add_windows_stand_in(out, sys.argv[sys.argv.index("--windows-stand-in") + 1])
+        return
     entries = []
     for platform in ["linux-x86_64", "windows-x86_64"]:
         for cuda in ["12", "13"]:
@@ -67,6 +77,15 @@ def main():
     manifest(out, "9.98.0", "9.98.0.1", [("linux-x86_64", "13", fake)])
     _, liar = archive(out, "linux-x86_64", "9.10.2", 21, "12")
     manifest(out, "9.10.2", "9.10.2.21", [("linux-x86_64", "12", liar)])
+
+
+def add_windows_stand_in(out, dll_path):
+    dll = open(dll_path, "rb").read()
+    top = "cudnn-windows-x86_64-9.19.0.99_cuda13-archive"
+    files = corpus.windows(top, "9.19.0", "bin/x64", "lib/x64")
+    files.items = [(name, kind, dll if name.endswith(".dll") else data) for name, kind, data in files.items]
+    entry = publish(out, f"cudnn/windows-x86_64/{top}.zip", files)
+    manifest(out, "9.19.0", "9.19.0.99", [("windows-x86_64", "13", entry)])
 
 
 def add_real(out):  # exit 77 (a test's skip) where this machine has no cuDNN 9.19
