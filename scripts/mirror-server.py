@@ -5,14 +5,17 @@ mid-file. It writes its port to --port-file, logs every GET to --log, and stops 
 --lifetime seconds (the test that starts it also stops it).
 
 Usage: mirror-server.py ROOT --port-file FILE [--log FILE] [--drop-after N] [--lifetime S] [--proxy-for HOST]
+                        [--proxy-auth USER:PASSWORD]
   --drop-after N: the first full GET of each archive sends the whole Content-Length, then only N
                   bytes, then closes the connection.
   --proxy-for HOST: it is also an HTTP proxy, for HOST only: a request for http://HOST[:port]/PATH (the
                   absolute form a client sends to its proxy) is served as PATH and logged with
                   "via-proxy"; any other absolute address gets 502. HOST need not resolve: only a
                   client that uses the proxy can reach it.
+  --proxy-auth USER:PASSWORD: as a proxy, it answers 407 (Proxy-Authenticate: Basic) to a request
+                  without these credentials in Proxy-Authorization.
 """
-import argparse, email.utils, functools, http.server, os, threading, urllib.parse
+import argparse, base64, email.utils, functools, http.server, os, threading, urllib.parse
 
 dropped = set()
 lock = threading.Lock()
@@ -30,6 +33,12 @@ class Handler(http.server.SimpleHTTPRequestHandler):
                 via = " via-proxy" if self.proxied else ""
                 f.write(f"GET {self.path} {self.headers.get('Range', '-')} {status} {note}{via}\n")
 
+    def proxy_credentials_given(self):
+        if not self.server.proxy_auth:
+            return True
+        expected = "Basic " + base64.b64encode(self.server.proxy_auth.encode()).decode()
+        return self.headers.get("Proxy-Authorization") == expected
+
     def do_GET(self):
         self.proxied = self.path.startswith("http://")
         if self.proxied:
@@ -37,6 +46,13 @@ class Handler(http.server.SimpleHTTPRequestHandler):
             if url.hostname != self.server.proxy_for:
                 self.record(502)
                 self.send_error(502)
+                return
+            if not self.proxy_credentials_given():
+                self.record(407)
+                self.send_response(407)
+                self.send_header("Proxy-Authenticate", 'Basic realm="test proxy"')
+                self.send_header("Content-Length", "0")
+                self.end_headers()
                 return
             self.path = url.path + ("?" + url.query if url.query else "")
         path = self.translate_path(self.path)
@@ -103,10 +119,11 @@ def main():
     p.add_argument("--drop-after", type=int)
     p.add_argument("--lifetime", type=float, default=900)
     p.add_argument("--proxy-for")
+    p.add_argument("--proxy-auth")
     a = p.parse_args()
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Handler, directory=a.root))
     server.daemon_threads = True
-    server.log, server.drop_after, server.proxy_for = a.log, a.drop_after, a.proxy_for
+    server.log, server.drop_after, server.proxy_for, server.proxy_auth = a.log, a.drop_after, a.proxy_for, a.proxy_auth
     threading.Timer(a.lifetime, server.shutdown).start()
     tmp = a.port_file + ".tmp"
     with open(tmp, "w") as f:

@@ -9,7 +9,7 @@ set -uo pipefail
 cli=$1 runner=${2:-}
 source "$(dirname "$0")/support/fetch-e2e.sh"
 python3 "$here/scripts/make-test-mirror.py" "$work/mirror" || exit 1
-start_mirror_server --drop-after 100000 --proxy-for mirror.invalid
+start_mirror_server --drop-after 100000 --proxy-for mirror.invalid --proxy-auth 'build@corp:s:cret'
 a999=cudnn-$plat-9.99.0.1_cuda13-archive.$ext
 
 # list: the table's releases and the mirror's 9.99.0.1, for CUDA 13 on this platform
@@ -97,13 +97,20 @@ check "list marks the installed one" says "* 9.99.0.1"
 
 # Through a proxy: http_proxy names the server, which proxies for mirror.invalid only, a name that
 # resolves nowhere; so the download works only if the client really goes through the proxy
-# (libcurl reads http_proxy itself; the WinHTTP client passes it as a named proxy).
+# (libcurl reads http_proxy itself; the WinHTTP client passes it as a named proxy). The proxy wants
+# a user and password (407 without them), given percent-encoded in the variable as curl reads them
+# (the WinHTTP client answers the 407 with them).
 use_cache() {  # use_cache DIR: the download cache of the next run, on either platform
   if [ -n "$runner" ]; then export CUDNN_INSTALL_CACHE=$(host "$1/cudnn-install"); else export XDG_CACHE_HOME=$1; fi
 }
-proxy="http://127.0.0.1:$(cat "$work/port")"
+proxy="http://build%40corp:s%3Acret@127.0.0.1:$(cat "$work/port")"
+(use_cache "$work/refused-cache"; export http_proxy=${proxy/s%3Acret/wrong}
+ run fetch 9.99 --mirror "http://mirror.invalid/")
+check "a proxy that refuses the credentials: the fetch fails" rc 4
+check "and says what the proxy wants" says "HTTP 407"
+check "and how to give it" says "https_proxy=http://USER:PASSWORD@HOST:PORT"
 (use_cache "$work/proxied-cache"; export http_proxy=$proxy; run fetch 9.99 --mirror "http://mirror.invalid/")
-check "fetch through http_proxy" rc 0
+check "fetch through http_proxy, with its user and password" rc 0
 check "the download went through the proxy" grep -q "$a999 - 200 .*via-proxy" "$work/server.log"
 check "and arrived whole" cmp "$work/proxied-cache/cudnn-install/$a999" "$work/mirror/cudnn/$plat/$a999"
 proxied=$(grep -c via-proxy "$work/server.log")

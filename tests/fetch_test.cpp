@@ -297,11 +297,19 @@ TEST(FetchCatalog, AVersionResolvesToWhatTheMirrorsNewestManifestOfItServes) {
 }
 
 TEST(WinHttpProxyName, TheVariableAsAUrlBecomesHostAndPort) {
-  EXPECT_EQ(winhttp_proxy_name("http://proxy.corp:3128"), "proxy.corp:3128");
-  EXPECT_EQ(winhttp_proxy_name("http://proxy.corp:3128/"), "proxy.corp:3128");
-  EXPECT_EQ(winhttp_proxy_name("HTTP://10.0.0.1:8080/path"), "10.0.0.1:8080");
-  EXPECT_EQ(winhttp_proxy_name("proxy.corp:3128"), "proxy.corp:3128");
-  EXPECT_EQ(winhttp_proxy_name("http=proxy.corp:3128"), "http=proxy.corp:3128");  // WinHTTP's own form, kept
-  EXPECT_EQ(winhttp_proxy_name("http:/"), "http:");
-  EXPECT_EQ(winhttp_proxy_name(""), "");
+  EXPECT_EQ(winhttp_proxy("http://proxy.corp:3128").name, "proxy.corp:3128");
+  EXPECT_EQ(winhttp_proxy("http://proxy.corp:3128/").name, "proxy.corp:3128");
+  EXPECT_EQ(winhttp_proxy("HTTP://10.0.0.1:8080/path").name, "10.0.0.1:8080");
+  EXPECT_EQ(winhttp_proxy("proxy.corp:3128").name, "proxy.corp:3128");
+  EXPECT_EQ(winhttp_proxy("http=proxy.corp:3128").name, "http=proxy.corp:3128");  // WinHTTP's own form, kept
+  EXPECT_EQ(winhttp_proxy("http:/").name, "http:");
+  EXPECT_EQ(winhttp_proxy("").name, "");
+  WinHttpProxy with_user = winhttp_proxy("http://build%40corp:p%3Ass@word@proxy.corp:3128/");
+  EXPECT_EQ(with_user.name, "proxy.corp:3128");
+  EXPECT_EQ(with_user.user, "build@corp");  // percent-decoded, as curl reads the same variable
+  EXPECT_EQ(with_user.password, "p:ss@word");
+  EXPECT_EQ(winhttp_proxy("alice@proxy:8080").user, "alice");
+  EXPECT_EQ(winhttp_proxy("alice@proxy:8080").password, "");
+  EXPECT_EQ(winhttp_proxy("http://proxy:8080").user, "");
+  EXPECT_EQ(winhttp_proxy("http://a:%4@proxy").password, "%4");  // a cut escape is kept as written
 }

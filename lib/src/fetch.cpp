@@ -89,6 +89,14 @@ std::vector<std::pair<CudnnVersion, std::string>> manifests_to_read(const std::v
   return chosen;
 }
 
+// A release not found may be one the mirror would have named: why its manifests were not read
+// (a 407 from a proxy, a 404) belongs to the refusal, and a mirror not read makes it a network error.
+Error with_catalog_notes(Error error, const Catalog& catalog) {
+  for (const auto& note : catalog.notes) error.message += "\n  (" + note + ")";
+  if (catalog.mirror_unread && error.code == ErrorCode::NoRelease) error.code = ErrorCode::Network;
+  return error;
+}
+
 }  // namespace
 
 std::string choose_mirror(const std::optional<std::string>& flag) {
@@ -129,8 +137,7 @@ Result<CachedText> get_cached_text(HttpClient& http, const std::string& url, con
     return std::unexpected(response.error());
   }
   if (response->status == 304 && cached) return CachedText{*cached, false};
-  if (response->status != 200)
-    return fail(ErrorCode::Network, "HTTP " + std::to_string(response->status) + " for " + url, url);
+  if (response->status != 200) return fail(ErrorCode::Network, http_failure(response->status, url), url);
   if (writes == CacheWrites::None) return CachedText{body, false};
   nlohmann::json meta = {{"url", url}, {"etag", response->etag}, {"last_modified", response->last_modified}};
   TRY(write_file_atomically(cache_file, body));
@@ -154,6 +161,7 @@ Catalog load_catalog(HttpClient& http, const CatalogRequest& request) {
   auto index = get_cached_text(http, request.mirror, manifests_dir / "index.html", request.writes);
   if (!index) {
     catalog.notes.push_back(index.error().message + "; releases come from the built-in table only");
+    catalog.mirror_unread = true;
     return catalog;
   }
   if (index->offline)
@@ -185,7 +193,9 @@ Result<Fetched> fetch_release(HttpClient& http, const FetchRequest& request,
   auto catalog = load_catalog(http, {request.mirror, request.cache_dir, request.version});
   Fetched fetched;
   fetched.notes = catalog.notes;
-  TRY_ASSIGN(fetched.release, resolve_release(catalog.releases, request.version, request.platform, request.cuda_major));
+  auto release = resolve_release(catalog.releases, request.version, request.platform, request.cuda_major);
+  if (!release) return std::unexpected(with_catalog_notes(release.error(), catalog));
+  fetched.release = *release;
   const auto& r = fetched.release;
   fetched.why = request.cuda_text + " \u2192 " + r.file_name + ", " + human_size(r.size);
   if (on_choice) on_choice(fetched);

@@ -83,14 +83,6 @@ Result<bool> already_there(const DownloadRequest& request) {
   return false;
 }
 
-std::string http_failure(int status, const std::string& url) {
-  std::string why = status == 404
-                        ? " (the mirror does not have this file: is it laid out like NVIDIA's redist directory?)"
-                    : status == 403 || status == 401 ? " (access refused)"
-                                                     : "";
-  return "HTTP " + std::to_string(status) + " for " + url + why;
-}
-
 Result<void> check_bytes(PartFile& part, const DownloadRequest& request) {
   auto name = request.destination.filename().string();
   if (request.size && part.bytes != request.size)
@@ -109,6 +101,16 @@ Result<void> check_bytes(PartFile& part, const DownloadRequest& request) {
 }
 
 }  // namespace
+
+std::string http_failure(int status, const std::string& url) {
+  std::string why = status == 404
+                        ? " (the mirror does not have this file: is it laid out like NVIDIA's redist directory?)"
+                    : status == 403 || status == 401 ? " (access refused)"
+                    : status == 407 ? " (the proxy wants a user and password: give them in the proxy variable, "
+                                      "https_proxy=http://USER:PASSWORD@HOST:PORT)"
+                                    : "";
+  return "HTTP " + std::to_string(status) + " for " + url + why;
+}
 
 Result<Downloaded> download_verified(HttpClient& http, const DownloadRequest& request,
                                      const DownloadProgress& progress) {

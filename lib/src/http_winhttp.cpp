@@ -1,6 +1,7 @@
 // HttpClient over WinHTTP (part of Windows: no DLL ships with the tool). TLS is verified (WinHTTP's
-// default, never turned off); proxies from https_proxy/http_proxy (and no_proxy) when set, else the
-// system's proxy setting; redirects followed (WinHTTP's default, never from https to http).
+// default, never turned off); proxies from https_proxy/http_proxy (and no_proxy) when set, with the
+// user:password of the variable given when the proxy asks (407), else the system's proxy setting;
+// redirects followed (WinHTTP's default, never from https to http).
 #include <windows.h>
 
 #include <winhttp.h>
@@ -32,15 +33,20 @@ std::string proxy_env(const char* upper, const char* lower) {
   return {};
 }
 
-HINTERNET open_session() {
-  auto proxy_value = proxy_env("HTTPS_PROXY", "https_proxy");
-  if (proxy_value.empty()) proxy_value = proxy_env("HTTP_PROXY", "http_proxy");
-  if (!proxy_value.empty()) {
-    auto proxy = win32::widen(winhttp_proxy_name(proxy_value));
+// The proxy of https_proxy (else http_proxy); an empty name: none set, WinHTTP's system setting.
+WinHttpProxy proxy_from_environment() {
+  auto value = proxy_env("HTTPS_PROXY", "https_proxy");
+  if (value.empty()) value = proxy_env("HTTP_PROXY", "http_proxy");
+  return winhttp_proxy(value);
+}
+
+HINTERNET open_session(const WinHttpProxy& proxy) {
+  if (!proxy.name.empty()) {
+    auto name = win32::widen(proxy.name);
     auto bypass = win32::widen(proxy_env("NO_PROXY", "no_proxy"));
     for (auto& c : bypass)
       if (c == L',') c = L';';
-    return WinHttpOpen(L"cudnn-install", WINHTTP_ACCESS_TYPE_NAMED_PROXY, proxy.c_str(),
+    return WinHttpOpen(L"cudnn-install", WINHTTP_ACCESS_TYPE_NAMED_PROXY, name.c_str(),
                        bypass.empty() ? WINHTTP_NO_PROXY_BYPASS : bypass.c_str(), 0);
   }
   if (HINTERNET h = WinHttpOpen(L"cudnn-install", WINHTTP_ACCESS_TYPE_AUTOMATIC_PROXY, WINHTTP_NO_PROXY_NAME,
@@ -48,6 +54,22 @@ HINTERNET open_session() {
     return h;
   return WinHttpOpen(L"cudnn-install", WINHTTP_ACCESS_TYPE_DEFAULT_PROXY, WINHTTP_NO_PROXY_NAME,
                      WINHTTP_NO_PROXY_BYPASS, 0);  // before Windows 8.1
+}
+
+DWORD status_of(HINTERNET request) {
+  DWORD status = 0, size = sizeof status;
+  WinHttpQueryHeaders(request, WINHTTP_QUERY_STATUS_CODE | WINHTTP_QUERY_FLAG_NUMBER, WINHTTP_HEADER_NAME_BY_INDEX,
+                      &status, &size, WINHTTP_NO_HEADER_INDEX);
+  return status;
+}
+
+// After a 407: the proxy's first offered scheme with the variable's user and password, for the
+// request to be sent again. Without credentials in the variable the 407 is the answer.
+bool give_proxy_credentials(HINTERNET request, const WinHttpProxy& proxy) {
+  DWORD supported = 0, first = 0, target = 0;
+  if (proxy.user.empty() || !WinHttpQueryAuthSchemes(request, &supported, &first, &target)) return false;
+  auto user = win32::widen(proxy.user), password = win32::widen(proxy.password);
+  return WinHttpSetCredentials(request, WINHTTP_AUTH_TARGET_PROXY, first, user.c_str(), password.c_str(), nullptr);
 }
 
 std::unexpected<Error> network_error(const std::string& url, const char* what) {
@@ -79,10 +101,8 @@ std::wstring request_headers(const HttpRequest& request) {
 
 Result<HttpResponse> read_response(HINTERNET request, const std::string& url, const HttpBodySink& body) {
   HttpResponse response;
-  DWORD status = 0, size = sizeof status;
-  if (!WinHttpQueryHeaders(request, WINHTTP_QUERY_STATUS_CODE | WINHTTP_QUERY_FLAG_NUMBER, WINHTTP_HEADER_NAME_BY_INDEX,
-                           &status, &size, WINHTTP_NO_HEADER_INDEX))
-    return network_error(url, "no status");
+  DWORD status = status_of(request);
+  if (status == 0) return network_error(url, "no status");
   response.status = static_cast<int>(status);
   response.etag = header(request, WINHTTP_QUERY_ETAG);
   response.last_modified = header(request, WINHTTP_QUERY_LAST_MODIFIED);
@@ -120,7 +140,8 @@ class WinHttpClient final : public HttpClient {
     if (!WinHttpCrackUrl(wide_url.c_str(), 0, 0, &parts)) return network_error(request.url, "not a valid URL");
     std::wstring host(parts.lpszHostName, parts.dwHostNameLength);
     std::wstring path(parts.lpszUrlPath, parts.dwUrlPathLength + parts.dwExtraInfoLength);
-    Internet session(open_session());
+    WinHttpProxy proxy = proxy_from_environment();
+    Internet session(open_session(proxy));
     if (!session.h) return network_error(request.url, "WinHTTP cannot start");
     WinHttpSetTimeouts(session.h, 0, 30000, 60000, 60000);
     Internet connection(WinHttpConnect(session.h, host.c_str(), parts.nPort, 0));
@@ -130,11 +151,17 @@ class WinHttpClient final : public HttpClient {
                                        WINHTTP_NO_REFERER, WINHTTP_DEFAULT_ACCEPT_TYPES, flags));
     if (!handle.h) return network_error(request.url, "cannot open the request");
     auto headers = request_headers(request);
-    if (!WinHttpSendRequest(handle.h, headers.empty() ? WINHTTP_NO_ADDITIONAL_HEADERS : headers.c_str(),
-                            headers.empty() ? 0 : static_cast<DWORD>(-1L), WINHTTP_NO_REQUEST_DATA, 0, 0, 0) ||
-        !WinHttpReceiveResponse(handle.h, nullptr))
-      return network_error(request.url, "no answer");
+    if (!send(handle.h, headers)) return network_error(request.url, "no answer");
+    if (status_of(handle.h) == 407 && give_proxy_credentials(handle.h, proxy) && !send(handle.h, headers))
+      return network_error(request.url, "no answer after the proxy's credentials");
     return read_response(handle.h, request.url, body);
+  }
+
+ private:
+  static bool send(HINTERNET request, const std::wstring& headers) {
+    return WinHttpSendRequest(request, headers.empty() ? WINHTTP_NO_ADDITIONAL_HEADERS : headers.c_str(),
+                              headers.empty() ? 0 : static_cast<DWORD>(-1L), WINHTTP_NO_REQUEST_DATA, 0, 0, 0) &&
+           WinHttpReceiveResponse(request, nullptr);
   }
 };
 

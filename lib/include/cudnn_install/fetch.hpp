@@ -68,6 +68,7 @@ struct CatalogRequest {
 struct Catalog {
   std::vector<Release> releases;
   std::vector<std::string> notes;  // offline fallback, manifests that disagreed with the table
+  bool mirror_unread = false;      // its listing could not be read, nor was one cached (a 407, no network)
 };
 // The built-in table plus the mirror's manifests for the version asked (never an error: without
 // the network the table, and manifests cached before, serve). The newest manifest of the version

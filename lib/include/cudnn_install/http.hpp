@@ -42,4 +42,7 @@ class HttpClient {
 // environment variables (https_proxy, http_proxy, no_proxy; on Windows also the system setting).
 std::unique_ptr<HttpClient> make_http_client();
 
+// "HTTP 404 for URL (what it means and what to do)": the message of a status that is not an answer.
+std::string http_failure(int status, const std::string& url);
+
 }  // namespace cudnn_install
