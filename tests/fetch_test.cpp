@@ -245,6 +245,25 @@ TEST(FetchCatalog, ManifestsAreCachedWithTheirETagAndServeOffline) {
   EXPECT_EQ(http.requests.back().url, mirror + "cudnn/linux-x86_64/cudnn-linux-x86_64-9.10.2.21_cuda12-archive.tar.xz");
 }
 
+TEST(FetchCatalog, AVersionNotFoundWhileTheMirrorWasUnreadSaysWhyAndIsANetworkError) {
+  TempDir dir;
+  FakeHttp http;
+  const std::string mirror = "http://mirror.invalid/";
+  http.files[mirror] = {"", ""};
+  http.files[mirror].status = 407;  // a proxy that wants credentials
+  FetchRequest request{query("9.99"), "linux-x86_64", 13, "CUDA 13.0 toolkit", mirror, dir.path() / "cache", {}};
+  auto refused = fetch_release(http, request);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code, ErrorCode::Network) << "the release may be on the mirror: not a NoRelease";
+  EXPECT_NE(refused.error().message.find("HTTP 407 for " + mirror), std::string::npos) << refused.error().message;
+  EXPECT_NE(refused.error().message.find("USER:PASSWORD@HOST:PORT"), std::string::npos) << refused.error().message;
+
+  http.files[mirror] = {"<html>no manifests</html>", ""};  // read, and it has none: the table answers
+  auto unknown = fetch_release(http, request);
+  ASSERT_FALSE(unknown);
+  EXPECT_EQ(unknown.error().code, ErrorCode::NoRelease);
+}
+
 TEST(FetchCatalog, ADryRunsCatalogWritesNothingToTheCache) {
   TempDir dir;
   FakeHttp http;
