@@ -14,8 +14,10 @@ Usage: mirror-server.py ROOT --port-file FILE [--log FILE] [--drop-after N] [--l
                   client that uses the proxy can reach it.
   --proxy-auth USER:PASSWORD: as a proxy, it answers 407 (Proxy-Authenticate: Basic) to a request
                   without these credentials in Proxy-Authorization.
+  --tls PEM PORT_FILE: it also serves ROOT over TLS on a second port (written to PORT_FILE) with the
+                  certificate and key in PEM (a self-signed one, which a client must refuse).
 """
-import argparse, base64, email.utils, functools, http.server, os, threading, urllib.parse
+import argparse, base64, email.utils, functools, http.server, os, ssl, threading, urllib.parse
 
 dropped = set()
 lock = threading.Lock()
@@ -120,17 +122,34 @@ def main():
     p.add_argument("--lifetime", type=float, default=900)
     p.add_argument("--proxy-for")
     p.add_argument("--proxy-auth")
+    p.add_argument("--tls", nargs=2, metavar=("PEM", "PORT_FILE"))
     a = p.parse_args()
+    server = make_server(a)
+    if a.tls:
+        tls = make_server(a)
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(a.tls[0])
+        tls.socket = context.wrap_socket(tls.socket, server_side=True)
+        threading.Thread(target=tls.serve_forever, daemon=True).start()
+        write_port(tls, a.tls[1])
+    threading.Timer(a.lifetime, server.shutdown).start()
+    write_port(server, a.port_file)
+    server.serve_forever()
+    os._exit(0)
+
+
+def make_server(a):
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Handler, directory=a.root))
     server.daemon_threads = True
     server.log, server.drop_after, server.proxy_for, server.proxy_auth = a.log, a.drop_after, a.proxy_for, a.proxy_auth
-    threading.Timer(a.lifetime, server.shutdown).start()
-    tmp = a.port_file + ".tmp"
+    return server
+
+
+def write_port(server, port_file):
+    tmp = port_file + ".tmp"
     with open(tmp, "w") as f:
         f.write(str(server.server_address[1]))
-    os.replace(tmp, a.port_file)
-    server.serve_forever()
-    os._exit(0)
+    os.replace(tmp, port_file)
 
 
 if __name__ == "__main__":

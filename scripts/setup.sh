@@ -16,6 +16,7 @@ packages=(
   ansible-core             # the Ansible role's test (packaging/ansible)
   python3-jsonschema       # the JSON answers checked against docs/schema (scripts/check-json-answer.py)
   python3-yaml             # the winget manifests checked against their schemas (tests/package_manifests.py)
+  openssl ca-certificates  # fetch.e2e's self-signed TLS mirror, which the client must refuse
 )
 missing=()
 for p in "${packages[@]}"; do

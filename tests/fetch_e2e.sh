@@ -9,7 +9,11 @@ set -uo pipefail
 cli=$1 runner=${2:-}
 source "$(dirname "$0")/support/fetch-e2e.sh"
 python3 "$here/scripts/make-test-mirror.py" "$work/mirror" || exit 1
-start_mirror_server --drop-after 100000 --proxy-for mirror.invalid --proxy-auth 'build@corp:s:cret'
+openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 \
+  -keyout "$work/tls.key" -out "$work/tls.crt" 2>/dev/null && cat "$work/tls.crt" "$work/tls.key" > "$work/tls.pem" ||
+  exit 1
+start_mirror_server --drop-after 100000 --proxy-for mirror.invalid --proxy-auth 'build@corp:s:cret' \
+  --tls "$work/tls.pem" "$work/tls-port"
 a999=cudnn-$plat-9.99.0.1_cuda13-archive.$ext
 
 # list: the table's releases and the mirror's 9.99.0.1, for CUDA 13 on this platform
@@ -118,6 +122,15 @@ proxied=$(grep -c via-proxy "$work/server.log")
  run list --mirror "http://mirror.invalid/")
 check "no_proxy: the proxy is not used" test "$(grep -c via-proxy "$work/server.log")" = "$proxied"
 check "no_proxy: the mirror is looked up directly, and the table is listed" says "releases come from the built-in table only"
+
+# TLS is verified: an https mirror whose certificate no trusted authority signed (self-signed, for
+# 127.0.0.1) is refused before any request is sent; nothing is downloaded.
+(use_cache "$work/tls-cache"; run fetch 9.19.0.56 --mirror "https://127.0.0.1:$(cat "$work/tls-port")/")
+check "an untrusted certificate: the fetch is refused" rc 2
+check "an untrusted certificate: it says so" says "the server's certificate is not trusted"
+check "an untrusted certificate: no request got through" bash -c "! grep -q 9.19.0.56 '$work/server.log'"
+check "an untrusted certificate: nothing in the cache" \
+  bash -c "! ls '$work/tls-cache/cudnn-install' 2>/dev/null | grep -q 9.19.0.56"
 
 # --json: one answer each, checked against docs/schema by tests/support/json-answer.sh (exit 99 when not)
 jrun() {

@@ -71,6 +71,20 @@ Result<void> adopt_existing(PartFile& part, std::uint64_t expected_size) {
   return part.open(std::ios::app);
 }
 
+// A .part that holds nothing is not kept: the next run starts from zero either way.
+void drop_if_empty(PartFile& part) {
+  if (part.bytes > 0) return;
+  part.out.close();
+  std::error_code ec;
+  fs::remove(part.path, ec);
+}
+
+std::string kept_text(const PartFile& part) {
+  if (part.bytes == 0) return "";
+  return "; " + std::to_string(part.bytes) + " bytes are kept in " + part.path.string() +
+         " and the same command resumes from there";
+}
+
 Result<bool> already_there(const DownloadRequest& request) {
   std::error_code ec;
   if (!fs::is_regular_file(request.destination, ec)) return false;
@@ -112,6 +126,15 @@ std::string http_failure(int status, const std::string& url) {
   return "HTTP " + std::to_string(status) + " for " + url + why;
 }
 
+std::unexpected<Error> untrusted_server(const std::string& url, const std::string& detail) {
+  return fail(ErrorCode::IntegrityFailure,
+              url + ": the server's certificate is not trusted (" + detail +
+                  "), so nothing was downloaded from it. For a mirror of your own, give it a certificate from "
+                  "an authority this system trusts (Linux: a CA file in /usr/local/share/ca-certificates, then "
+                  "update-ca-certificates; Windows: the Trusted Root Certification Authorities store).",
+              url);
+}
+
 Result<Downloaded> download_verified(HttpClient& http, const DownloadRequest& request,
                                      const DownloadProgress& progress) {
   Downloaded result;
@@ -143,17 +166,23 @@ Result<Downloaded> download_verified(HttpClient& http, const DownloadRequest& re
       TRY(part.restart());  // the .part is not a prefix of this file
       continue;
     }
-    if (response && (response->status < 200 || response->status >= 300))
+    if (response && (response->status < 200 || response->status >= 300)) {
+      drop_if_empty(part);
       return fail(ErrorCode::Network, http_failure(response->status, request.url), request.url);
+    }
     if (response) break;
-    if (response.error().code != ErrorCode::Network) return std::unexpected(response.error());
+    if (response.error().code != ErrorCode::Network) {
+      drop_if_empty(part);
+      return std::unexpected(response.error());
+    }
     failures = part.bytes > before ? 1 : failures + 1;
-    if (failures >= kFailuresWithoutProgress || connection >= std::min(request.max_attempts, kMaxConnections))
+    if (failures >= kFailuresWithoutProgress || connection >= std::min(request.max_attempts, kMaxConnections)) {
+      drop_if_empty(part);
       return fail(ErrorCode::Network,
-                  response.error().message + " (gave up after " + std::to_string(connection) + " connections; " +
-                      std::to_string(part.bytes) + " bytes are kept in " + part.path.string() +
-                      " and the same command resumes from there)",
+                  response.error().message + " (gave up after " + std::to_string(connection) + " connections" +
+                      kept_text(part) + ")",
                   request.url);
+    }
     if (part.bytes > 0) ++result.resumed;
     std::this_thread::sleep_for(std::chrono::milliseconds(200 * failures));
   }

@@ -93,6 +93,8 @@ class CurlClient final : public HttpClient {
     curl_easy_setopt(c, CURLOPT_WRITEDATA, &t);
     CURLcode code = curl_easy_perform(c);
     if (t.sink_error) return std::unexpected(*t.sink_error);
+    if (code == CURLE_PEER_FAILED_VERIFICATION)
+      return untrusted_server(request.url, error_text[0] ? error_text : curl_easy_strerror(code));
     if (code != CURLE_OK)
       return fail(ErrorCode::Network,
                   request.url + ": " + (error_text[0] ? error_text : curl_easy_strerror(code)) +

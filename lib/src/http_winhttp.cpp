@@ -80,6 +80,31 @@ std::unexpected<Error> network_error(const std::string& url, const char* what) {
               url);
 }
 
+// The send failed because the server's certificate is not trusted (a new connection will not mend it).
+bool certificate_refused(DWORD error) {
+  switch (error) {
+    case ERROR_WINHTTP_SECURE_FAILURE:
+    case ERROR_WINHTTP_SECURE_INVALID_CA:
+    case ERROR_WINHTTP_SECURE_CERT_CN_INVALID:
+    case ERROR_WINHTTP_SECURE_CERT_DATE_INVALID:
+    case ERROR_WINHTTP_SECURE_INVALID_CERT:
+    case ERROR_WINHTTP_SECURE_CERT_REVOKED:
+      return true;
+    default:
+      return false;
+  }
+}
+
+std::unexpected<Error> send_failure(const std::string& url, const char* what) {
+  DWORD error = GetLastError();
+  if (certificate_refused(error)) return untrusted_server(url, win32::error_text(error));
+  // Wine reports a refused certificate as this; on Windows it also means no TLS version was agreed.
+  if (error == ERROR_WINHTTP_SECURE_CHANNEL_ERROR)
+    return untrusted_server(url, "or no TLS version was agreed: WinHTTP error 12157, a secure channel error");
+  SetLastError(error);
+  return network_error(url, what);
+}
+
 std::string header(HINTERNET request, DWORD which) {
   DWORD bytes = 0;
   WinHttpQueryHeaders(request, which, WINHTTP_HEADER_NAME_BY_INDEX, nullptr, &bytes, WINHTTP_NO_HEADER_INDEX);
@@ -151,9 +176,9 @@ class WinHttpClient final : public HttpClient {
                                        WINHTTP_NO_REFERER, WINHTTP_DEFAULT_ACCEPT_TYPES, flags));
     if (!handle.h) return network_error(request.url, "cannot open the request");
     auto headers = request_headers(request);
-    if (!send(handle.h, headers)) return network_error(request.url, "no answer");
+    if (!send(handle.h, headers)) return send_failure(request.url, "no answer");
     if (status_of(handle.h) == 407 && give_proxy_credentials(handle.h, proxy) && !send(handle.h, headers))
-      return network_error(request.url, "no answer after the proxy's credentials");
+      return send_failure(request.url, "no answer after the proxy's credentials");
     return read_response(handle.h, request.url, body);
   }
 

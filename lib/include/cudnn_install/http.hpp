@@ -33,8 +33,9 @@ using HttpBodySink = std::function<Result<void>(int status, std::span<const char
 class HttpClient {
  public:
   virtual ~HttpClient() = default;
-  // An HTTP status is a response; no connection, a TLS failure or a connection dropped before the
-  // body ended are ErrorCode::Network errors (the sink has had the bytes that came).
+  // An HTTP status is a response; no connection or a connection dropped before the body ended are
+  // ErrorCode::Network errors (the sink has had the bytes that came), which a new connection may
+  // mend; a server whose certificate is not trusted is an untrusted_server error, which none will.
   virtual Result<HttpResponse> get(const HttpRequest& request, const HttpBodySink& body) = 0;
 };
 
@@ -44,5 +45,8 @@ std::unique_ptr<HttpClient> make_http_client();
 
 // "HTTP 404 for URL (what it means and what to do)": the message of a status that is not an answer.
 std::string http_failure(int status, const std::string& url);
+// The TLS certificate of URL's server is not trusted (`detail`: the client's words): an
+// ErrorCode::IntegrityFailure, since nothing it sends can be told from an impostor's.
+std::unexpected<Error> untrusted_server(const std::string& url, const std::string& detail);
 
 }  // namespace cudnn_install
