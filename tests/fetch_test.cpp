@@ -180,12 +180,15 @@ TEST(FetchDownload, RefusesWrongBytesATruncatedFileA404AndAnUnreachableMirror) {
   ASSERT_FALSE(missing);
   EXPECT_EQ(missing.error().code, ErrorCode::Network);
   EXPECT_NE(missing.error().message.find("HTTP 404"), std::string::npos);
+  EXPECT_FALSE(fs::exists(dest.string() + ".part"));  // nothing came: no empty .part is kept
 
   http.unreachable = true;
   auto offline = download_verified(http, {kUrl, dest, sha256_of(body), body.size(), 3});
   ASSERT_FALSE(offline);
   EXPECT_EQ(offline.error().code, ErrorCode::Network);
   EXPECT_FALSE(fs::exists(dest));
+  EXPECT_FALSE(fs::exists(dest.string() + ".part"));
+  EXPECT_EQ(offline.error().message.find("bytes are kept"), std::string::npos);
 }
 
 TEST(FetchDownload, ADamagedCachedFileIsDownloadedAgain) {

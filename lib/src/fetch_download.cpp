@@ -135,21 +135,12 @@ std::unexpected<Error> untrusted_server(const std::string& url, const std::strin
               url);
 }
 
-Result<Downloaded> download_verified(HttpClient& http, const DownloadRequest& request,
-                                     const DownloadProgress& progress) {
-  Downloaded result;
-  TRY_ASSIGN(bool cached, already_there(request));
-  if (cached) {
-    result.from_cache = true;
-    result.bytes = request.size;
-    return result;
-  }
-  std::error_code ec;
-  fs::create_directories(request.destination.parent_path(), ec);
-  PartFile part;
-  part.path = part_of(request.destination);
-  if (!part.sha->ok()) return fail(ErrorCode::Io, "sha256 is not available on this system");
-  TRY(adopt_existing(part, request.size));
+namespace {
+
+// Connects until the .part holds the whole file (or the server says it is complete), resuming
+// where the last connection stopped; gives up after a run of connections that brought nothing.
+Result<void> receive_into_part(HttpClient& http, const DownloadRequest& request, PartFile& part,
+                               const DownloadProgress& progress, Downloaded& result) {
   int failures = 0;
   for (int connection = 1; !(request.size && part.bytes == request.size); ++connection) {
     auto before = part.bytes;
@@ -166,18 +157,12 @@ Result<Downloaded> download_verified(HttpClient& http, const DownloadRequest& re
       TRY(part.restart());  // the .part is not a prefix of this file
       continue;
     }
-    if (response && (response->status < 200 || response->status >= 300)) {
-      drop_if_empty(part);
+    if (response && (response->status < 200 || response->status >= 300))
       return fail(ErrorCode::Network, http_failure(response->status, request.url), request.url);
-    }
-    if (response) break;
-    if (response.error().code != ErrorCode::Network) {
-      drop_if_empty(part);
-      return std::unexpected(response.error());
-    }
+    if (response) return {};
+    if (response.error().code != ErrorCode::Network) return std::unexpected(response.error());
     failures = part.bytes > before ? 1 : failures + 1;
     if (failures >= kFailuresWithoutProgress || connection >= std::min(request.max_attempts, kMaxConnections)) {
-      drop_if_empty(part);
       return fail(ErrorCode::Network,
                   response.error().message + " (gave up after " + std::to_string(connection) + " connections" +
                       kept_text(part) + ")",
@@ -185,6 +170,30 @@ Result<Downloaded> download_verified(HttpClient& http, const DownloadRequest& re
     }
     if (part.bytes > 0) ++result.resumed;
     std::this_thread::sleep_for(std::chrono::milliseconds(200 * failures));
+  }
+  return {};
+}
+
+}  // namespace
+
+Result<Downloaded> download_verified(HttpClient& http, const DownloadRequest& request,
+                                     const DownloadProgress& progress) {
+  Downloaded result;
+  TRY_ASSIGN(bool cached, already_there(request));
+  if (cached) {
+    result.from_cache = true;
+    result.bytes = request.size;
+    return result;
+  }
+  std::error_code ec;
+  fs::create_directories(request.destination.parent_path(), ec);
+  PartFile part;
+  part.path = part_of(request.destination);
+  if (!part.sha->ok()) return fail(ErrorCode::Io, "sha256 is not available on this system");
+  TRY(adopt_existing(part, request.size));
+  if (auto received = receive_into_part(http, request, part, progress, result); !received) {
+    drop_if_empty(part);
+    return std::unexpected(received.error());
   }
   part.out.close();
   if (auto ok = check_bytes(part, request); !ok) {
