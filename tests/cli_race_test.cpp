@@ -43,3 +43,32 @@ TEST(CliRace, AFileCreatedWhileThePromptWaitsIsNeitherReplacedNorDeletedByRollba
   EXPECT_EQ(run_command(cli() + " --rollback --yes --cuda-root " + root.string(), &out), 6) << out;
   EXPECT_EQ(read_file(planted), "another program's library\n");
 }
+
+// After the commit: a library of the install that another program rewrote since is not deleted by
+// --rollback (nor by its dry run, which predicts the refusal); moved away, the rollback goes through.
+TEST(CliRace, RollbackLeavesAnInstalledFileThatWasChangedSince) {
+  TempDir dir;
+  fs::path root = dir.path() / "cuda";
+  make_tree_with_old_cudnn(root);
+  auto before = snapshot(root);
+  const std::string target = "lib/libcudnn_ops.so.9.19.0";
+  std::string r = " --cuda-root " + root.string(), out;
+  ASSERT_EQ(run_command(cli() + " --yes --no-verify --loader-config none" + r + " " + corpus_args(), &out), 0) << out;
+  write_file(root / target, "rebuilt by another program\n");
+  auto changed = snapshot(root, "");
+  for (const char* mode : {" --dry-run", " --yes"}) {
+    SCOPED_TRACE(mode);
+    EXPECT_EQ(run_command(cli() + " --rollback" + mode + r, &out), 3) << out;
+    EXPECT_NE(out.find("installed or removed were changed after it"), std::string::npos) << out;
+    EXPECT_NE(out.find("\n  " + target + " (it holds other bytes now"), std::string::npos) << out;
+    EXPECT_NE(out.find("Nothing was changed"), std::string::npos) << out;
+    auto now = snapshot(root, "");
+    now.erase(".cudnn-install/cudnn-install.log");
+    changed.erase(".cudnn-install/cudnn-install.log");
+    EXPECT_EQ(diff(changed, now), "");
+  }
+  fs::rename(root / target, dir.path() / "kept");
+  ASSERT_EQ(run_command(cli() + " --rollback --yes" + r, &out), 0) << out;
+  EXPECT_EQ(diff(before, snapshot(root)), "") << out;
+  EXPECT_EQ(read_file(dir.path() / "kept"), "rebuilt by another program\n");
+}

@@ -1,4 +1,7 @@
 #include <gtest/gtest.h>
+#include <zlib.h>
+
+#include <cstdio>
 
 #include "txn_journal.hpp"
 
@@ -54,4 +57,34 @@ TEST(Journal, RecordsOutOfOrderAreNotTrusted) {
   auto undo = parse_journal(undo_begin_record("abc") + marker_record("undo-commit"));
   EXPECT_EQ(undo.undo_of, "abc");
   EXPECT_EQ(undo.valid_bytes, undo_begin_record("abc").size() + marker_record("undo-commit").size());
+}
+
+// The commit record says what the transaction left at each target (undo compares before it deletes).
+TEST(Journal, TheCommitRecordKeepsWhatWasPlaced) {
+  PlacedFiles placed{{"lib/libcudnn.so.9", {EntryType::Symlink, 0, 0, "libcudnn.so.9.19.0"}},
+                     {"lib/libcudnn.so.9.19.0", {EntryType::File, 123456, 0xdeadbeef, ""}}};
+  auto st = parse_journal(begin_record(sample()) + marker_record("staged") + commit_record(placed));
+  EXPECT_TRUE(st.committed);
+  EXPECT_EQ(st.damage, "");
+  EXPECT_EQ(st.placed, placed);
+  // Earlier builds wrote a bare commit: committed, with nothing to compare with.
+  auto bare = parse_journal(begin_record(sample()) + marker_record("commit"));
+  EXPECT_TRUE(bare.committed);
+  EXPECT_TRUE(bare.placed.empty());
+}
+
+TEST(Journal, ACommitRecordWithAMalformedListIsDamageNotACommit) {
+  // Intact framing (so no crash tore it) around a list the tool never writes: edited by hand.
+  for (const char* body : {R"({"type":"commit","placed":[{"target":"lib/x"}]})",
+                           R"({"type":"commit","placed":[{"target":"lib/x","size":"big","crc32":1}]})",
+                           R"({"type":"commit","placed":7})"}) {
+    SCOPED_TRACE(body);
+    std::string text = body;
+    auto crc = crc32(0, reinterpret_cast<const Bytef*>(text.data()), static_cast<uInt>(text.size()));
+    char prefix[10];
+    std::snprintf(prefix, sizeof prefix, "%08lx ", static_cast<unsigned long>(crc));
+    auto st = parse_journal(begin_record(sample()) + marker_record("staged") + prefix + text + "\n");
+    EXPECT_FALSE(st.committed);
+    EXPECT_NE(st.damage.find("\"commit\" record"), std::string::npos) << st.damage;
+  }
 }

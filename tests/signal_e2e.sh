@@ -163,7 +163,7 @@ check "SIGTERM during --rollback: no transaction left" test "$(history_count)" =
 toolkit linux
 manifest > "$work/before"
 check "uninstall: the first install" install
-echo "changed so that a second install has work" > "$root/include/cudnn.h"
+rm "$root/include/cudnn.h"  # so that a second install has work
 manifest > "$work/between"
 check "uninstall: the second install" install
 signal_paused undo INT uninstall --yes --cuda-root "$root"

@@ -188,7 +188,7 @@ TEST(TxnInterrupt, UninstallFinishesTheUndoUnderWayAndStopsBeforeTheNext) {
   auto real = make_real_filesystem();
   auto tar = corpus_archive("cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz");
   ASSERT_TRUE(install_through(*real, root, tar, Reading::Archive));
-  write_file(root / "include/cudnn.h", "changed so that a second install has work\n");
+  fs::remove(root / "include/cudnn.h");  // so that a second install has work
   Snapshot between = snapshot(root);
   ASSERT_TRUE(install_through(*real, root, tar, Reading::Archive));
   Snapshot installed = snapshot(root);

@@ -15,7 +15,7 @@ TEST(Uninstall, RestoresWhatTheInstallsReplacedAndLeavesTheRestUnlessForced) {
   std::string cli = std::string(CLI_PATH), r = " --cuda-root " + root.string(), out;
   std::string archive = archive_args(corpus_archive("cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz"));
   ASSERT_EQ(run_command(cli + " --yes --no-verify" + r + " " + archive, &out), 0) << out;
-  write_file(root / "include/cudnn.h", "changed so that a second install has work\n");
+  fs::remove(root / "include/cudnn.h");  // so that a second install has work
   ASSERT_EQ(run_command(cli + " --yes --no-verify" + r + " " + archive, &out), 0) << out;
   ASSERT_EQ(run_command(cli + " uninstall --yes" + r, &out), 0) << out;
   EXPECT_NE(out.find("left in place"), std::string::npos) << out;

@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include <memory>
+
 #include "base/try.hpp"
 #include "base/util.hpp"
 #include "cudnn_install/filesystem.hpp"
@@ -17,6 +19,9 @@ namespace fs = std::filesystem;
 
 namespace cudnn_install {
 namespace {
+
+// How much of a file read_chunks reads at a time: files are read whole (CRC-32s of installed libraries).
+constexpr std::size_t kReadChunk = std::size_t{1} << 20;
 
 std::unexpected<Error> os_error(const std::string& what, const fs::path& path, int err = errno) {
   std::string hint;
@@ -191,17 +196,21 @@ class PosixFileSystem final : public FileSystem {
     return limits;
   }
   Result<std::string> read_file(const fs::path& path) override {
+    std::string text;
+    TRY(read_chunks(path, [&text](std::string_view chunk) { text += chunk; }));
+    return text;
+  }
+  Result<void> read_chunks(const fs::path& path, const ChunkReader& sink) override {
     int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) return os_error("cannot read", path);
-    std::string text;
-    char buf[65536];
+    auto buf = std::make_unique_for_overwrite<char[]>(kReadChunk);
     ssize_t n = 0;
-    while ((n = ::read(fd, buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR))
-      if (n > 0) text.append(buf, static_cast<std::size_t>(n));
+    while ((n = ::read(fd, buf.get(), kReadChunk)) > 0 || (n < 0 && errno == EINTR))
+      if (n > 0) sink(std::string_view(buf.get(), static_cast<std::size_t>(n)));
     int err = errno;
     ::close(fd);
     if (n < 0) return os_error("cannot read", path, err);
-    return text;
+    return {};
   }
   Result<std::vector<std::string>> list_dir(const fs::path& path) override {
     DIR* dir = ::opendir(path.c_str());

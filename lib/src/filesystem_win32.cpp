@@ -5,6 +5,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <memory>
+
 #include "base/try.hpp"
 #include "base/util.hpp"
 #include "base/win32_util.hpp"
@@ -14,6 +16,9 @@ namespace fs = std::filesystem;
 
 namespace cudnn_install {
 namespace {
+
+// How much of a file read_chunks reads at a time: files are read whole (CRC-32s of installed libraries).
+constexpr std::size_t kReadChunk = std::size_t{1} << 20;
 
 std::unexpected<Error> os_error(const std::string& what, const fs::path& path, DWORD err = GetLastError()) {
   std::string hint;
@@ -175,15 +180,20 @@ class Win32FileSystem final : public FileSystem {
   // The tool passes plain paths (no \\?\ prefix) to the Win32 API, which holds MAX_PATH of them.
   std::optional<NameLimits> name_limits(const fs::path&) override { return NameLimits{255, MAX_PATH}; }
   Result<std::string> read_file(const fs::path& path) override {
+    std::string text;
+    TRY(read_chunks(path, [&text](std::string_view chunk) { text += chunk; }));
+    return text;
+  }
+  Result<void> read_chunks(const fs::path& path, const ChunkReader& sink) override {
     win32::Handle h(CreateFileW(path.c_str(), GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
                                 nullptr, OPEN_EXISTING, FILE_FLAG_OPEN_REPARSE_POINT, nullptr));
     if (!h.valid()) return os_error("cannot read", path);
     TRY(refuse_reparse_point(h.get(), path));
-    std::string text;
-    char buf[65536];
-    for (DWORD n = 0;; text.append(buf, n)) {
-      if (!ReadFile(h.get(), buf, sizeof buf, &n, nullptr)) return os_error("cannot read", path);
-      if (n == 0) return text;
+    auto buf = std::make_unique_for_overwrite<char[]>(kReadChunk);
+    for (DWORD n = 0;; sink(std::string_view(buf.get(), n))) {
+      if (!ReadFile(h.get(), buf.get(), static_cast<DWORD>(kReadChunk), &n, nullptr))
+        return os_error("cannot read", path);
+      if (n == 0) return {};
     }
   }
   Result<std::vector<std::string>> list_dir(const fs::path& path) override {

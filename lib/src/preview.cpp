@@ -154,6 +154,15 @@ Result<std::string> PreviewFileSystem::read_file(const fs::path& path) {
   return std::string();  // created by this run: its bytes were counted, not kept
 }
 
+Result<void> PreviewFileSystem::read_chunks(const fs::path& path, const ChunkReader& sink) {
+  auto node = overlaid(path);
+  if (!node) return real_.read_chunks(path, sink);
+  if (!node->stat) return would_fail("cannot read", path, "it is not there");
+  if (node->content) sink(*node->content);
+  if (!node->content && !node->source.empty()) return real_.read_chunks(node->source, sink);
+  return {};  // created by this run: its bytes were counted, not kept
+}
+
 Result<std::vector<std::string>> PreviewFileSystem::list_dir(const fs::path& path) {
   fs::path dir = normal(path);
   std::set<std::string> names;

@@ -107,6 +107,7 @@ class Stager {
   }
 
   const std::map<std::string, FileStamp>& written() const { return written_; }
+  const PlacedFiles& placed() const { return placed_; }
 
   Result<void> run(const ArchiveInfo& archive) {
     for (const Work* w : generated_) {
@@ -140,6 +141,7 @@ class Stager {
       auto spooled = archive.spooled.find(e.raw.name);
       if (e.raw.type == EntryType::Symlink) {
         TRY(fs_.make_symlink(e.raw.link_target, root_ / it->second->step.temp));
+        linked(*it->second, e.raw.link_target);
       } else if (spooled != archive.spooled.end()) {
         TRY(fs_.rename(spooled->second, root_ / it->second->step.temp, RenameMode::NoReplace));
         if (e.raw.crc32) wrote(*it->second, *e.raw.crc32);  // taken from the very bytes spooled
@@ -170,6 +172,7 @@ class Stager {
     const Work& w = *it->second;
     if (e.type == EntryType::Symlink) {
       TRY(fs_.make_symlink(e.link_target, root_ / w.step.temp));
+      linked(w, e.link_target);
       finished_one(w, 0);
       return std::optional<ChunkSink>();
     }
@@ -195,12 +198,17 @@ class Stager {
     });
   }
 
-  // Remembers what a staged file holds, with its identity now that it is written and closed.
+  // Remembers what a staged file holds (for the commit record), with its identity now that it is
+  // written and closed (for the stamps).
   void wrote(const Work& w, std::uint32_t crc) {
     auto identity = fs_.identity(root_ / w.step.temp);
-    if (!identity) return;
     std::lock_guard lock(progress_mutex_);
-    written_[w.step.target] = FileStamp{*identity, crc};
+    placed_[w.step.target] = PlacedFile{EntryType::File, w.planned->size, crc, {}};
+    if (identity) written_[w.step.target] = FileStamp{*identity, crc};
+  }
+  void linked(const Work& w, const std::string& link_target) {
+    std::lock_guard lock(progress_mutex_);
+    placed_[w.step.target] = PlacedFile{EntryType::Symlink, 0, 0, link_target};
   }
 
   // Progress is shared by the reader's worker threads.
@@ -225,8 +233,9 @@ class Stager {
   std::map<std::string, Work*> by_entry_;
   std::vector<const Work*> generated_;  // files the tool writes itself
   std::set<std::string> taken_;         // entries staged from the spool
-  std::mutex progress_mutex_;           // for progress_, staged_ and written_
+  std::mutex progress_mutex_;           // for progress_, staged_, written_ and placed_
   std::map<std::string, FileStamp> written_;
+  PlacedFiles placed_;
   std::size_t staged_ = 0;
   Progress progress_;
 };
@@ -302,6 +311,7 @@ Result<void> run_phases(FileSystem& fs, const fs::path& root, const ArchiveInfo&
   Stager stager(fs, root, work, options);
   TRY(stager.run(archive));
   outcome.written = stager.written();
+  PlacedFiles placed = stager.placed();
   auto dirs = parent_dirs(root, work);
   TRY(sync_all(fs, dirs));
   TRY(stop_if_interrupted(options.interrupts, Checkpoint::Stage));
@@ -312,7 +322,7 @@ Result<void> run_phases(FileSystem& fs, const fs::path& root, const ArchiveInfo&
   TRY(sync_all(fs, dirs));
   if (begin.env_edit) TRY(apply_env_edit(options.env, *begin.env_edit));
   TRY(stop_if_interrupted(options.interrupts, Checkpoint::Commit));  // the last moment to stop
-  return fs.append_durable(txn_paths::journal(root), marker_record("commit"));
+  return fs.append_durable(txn_paths::journal(root), commit_record(placed));
 }
 
 Result<void> write_begin(FileSystem& fs, const fs::path& root, const BeginRecord& begin) {

@@ -88,6 +88,41 @@ std::optional<BeginRecord> begin_from(const json& j) {
   }
 }
 
+json placed_json(const PlacedFiles& placed) {
+  json list = json::array();
+  for (const auto& [target, p] : placed) {
+    json j{{"target", target}};
+    if (p.type == EntryType::Symlink)
+      j["link"] = p.link_target;
+    else
+      j["size"] = p.size, j["crc32"] = p.crc32;
+    list.push_back(std::move(j));
+  }
+  return list;
+}
+
+// The "placed" list of a commit record; nullopt when it is there but not as the tool writes it.
+std::optional<PlacedFiles> placed_from(const json& body) {
+  PlacedFiles placed;
+  if (!body.contains("placed")) return placed;  // earlier builds did not record it
+  try {
+    for (const auto& j : body.at("placed")) {
+      PlacedFile p;
+      if (j.contains("link")) {
+        p.type = EntryType::Symlink;
+        p.link_target = j.at("link").get<std::string>();
+      } else {
+        p.size = j.at("size").get<std::uint64_t>();
+        p.crc32 = j.at("crc32").get<std::uint32_t>();
+      }
+      placed[j.at("target").get<std::string>()] = p;
+    }
+    return placed;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
 }  // namespace
 
 std::string begin_record(const BeginRecord& b) {
@@ -113,6 +148,10 @@ std::string begin_record(const BeginRecord& b) {
 
 std::string marker_record(std::string_view type) { return framed({{"type", type}}); }
 
+std::string commit_record(const PlacedFiles& placed) {
+  return framed({{"type", "commit"}, {"placed", placed_json(placed)}});
+}
+
 std::string undo_begin_record(const std::string& id) { return framed({{"type", "undo-begin"}, {"id", id}}); }
 
 JournalState parse_journal(std::string_view text) {
@@ -137,7 +176,15 @@ JournalState parse_journal(std::string_view text) {
     } else if (type == "staged" && state.begin) {
       state.staged = true;
     } else if (type == "commit" && state.begin) {
+      auto placed = placed_from(*body);
+      if (!placed) {
+        state.damage = "record " + std::to_string(n) +
+                       " is an intact \"commit\" record whose list of placed files is "
+                       "not as cudnn-install writes it";
+        break;
+      }
       state.committed = true;
+      state.placed = std::move(*placed);
     } else if (type == "undo-begin" && !state.begin && (*body).contains("id") && (*body)["id"].is_string()) {
       state.undo_of = (*body)["id"].get<std::string>();
     } else if (type == "undo-commit" && state.undo_of) {

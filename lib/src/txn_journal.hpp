@@ -6,11 +6,13 @@
 // without its fields, records out of order). Damage is reported, never guessed around.
 #pragma once
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "cudnn_install/entry_type.hpp"
 #include "cudnn_install/env.hpp"
 
 namespace cudnn_install {
@@ -23,6 +25,18 @@ struct JournalStep {
   std::string backup;  // root-relative backup of the old file; empty when there was none
   bool had_old() const { return !backup.empty(); }
 };
+
+// What a committed transaction left at one target, recorded in its "commit" record: undo checks
+// it before deleting or overwriting that target, so that a file another program (or a person)
+// changed or put there since is never lost to a --rollback.
+struct PlacedFile {
+  EntryType type = EntryType::File;
+  std::uint64_t size = 0;   // File
+  std::uint32_t crc32 = 0;  // File
+  std::string link_target;  // Symlink
+  bool operator==(const PlacedFile&) const = default;
+};
+using PlacedFiles = std::map<std::string, PlacedFile>;  // target (as in JournalStep) -> what was placed
 
 struct BeginRecord {
   std::string id;         // also the name of backup/<id>/ and history/<id>.jsonl
@@ -41,13 +55,15 @@ struct JournalState {
   std::optional<BeginRecord> begin;
   bool staged = false;                 // every temporary file is complete and durable
   bool committed = false;              // the transaction is complete
+  PlacedFiles placed;                  // from the "commit" record; empty in those of earlier builds
   std::optional<std::string> undo_of;  // --rollback of committed transaction <id> in progress
   std::size_t valid_bytes = 0;         // length of the prefix of whole, intact records
   std::string damage;                  // what is wrong when the journal is damaged, not torn; else empty
 };
 
 std::string begin_record(const BeginRecord& begin);
-std::string marker_record(std::string_view type);  // "staged", "commit"
+std::string marker_record(std::string_view type);  // "staged"
+std::string commit_record(const PlacedFiles& placed);
 std::string undo_begin_record(const std::string& id);
 JournalState parse_journal(std::string_view text);
 

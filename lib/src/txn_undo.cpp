@@ -1,6 +1,7 @@
 // Undo, recovery, rollback and history. Undo looks at the disk rather than at progress records,
 // so it is correct whatever point a crash interrupted, and running it twice changes nothing.
 #include <spdlog/spdlog.h>
+#include <zlib.h>
 
 #include <algorithm>
 #include <chrono>
@@ -9,6 +10,7 @@
 
 #include "base/try.hpp"
 #include "base/util.hpp"
+#include "cudnn_install/file_stamps.hpp"
 #include "cudnn_install/txn.hpp"
 #include "txn_paths.hpp"
 #include "txn_steps.hpp"
@@ -89,18 +91,20 @@ Result<void> remove_flat_dir(FileSystem& fs, const fs::path& dir) {
   return fs.remove(dir);
 }
 
-// The record of committed transaction `id`, checked before anything acts on it; nullopt when there
-// is none (a finished rollback removed it).
-Result<std::optional<BeginRecord>> committed_begin(FileSystem& fs, const fs::path& root, const std::string& id) {
+// The records of committed transaction `id`, checked before anything acts on them; nullopt when
+// there are none (a finished rollback removed them).
+Result<std::optional<JournalState>> committed_journal(FileSystem& fs, const fs::path& root, const std::string& id) {
   fs::path file = txn_paths::history_file(root, id);
   TRY_ASSIGN(bool there, state_file(fs, file));
-  if (!there) return std::optional<BeginRecord>();
+  if (!there) return std::optional<JournalState>();
   TRY_ASSIGN(auto text, fs.read_file(file));
-  auto begin = parse_journal(text).begin;
-  if (!begin)
+  JournalState state = parse_journal(text);
+  const auto& begin = state.begin;
+  if (!begin || !state.damage.empty())
     return fail(ErrorCode::Conflict,
-                "the history record '" + file.string() +
-                    "' is damaged (no intact begin record), so the transaction it names cannot be undone safely: "
+                "the history record '" + file.string() + "' is damaged (" +
+                    (begin ? state.damage : std::string("no intact begin record")) +
+                    "), so the transaction it names cannot be undone safely: "
                     "nothing was changed. Inspect it; move it away to go on without it.",
                 file.string());
   TRY(check_begin(*begin, file));
@@ -109,7 +113,12 @@ Result<std::optional<BeginRecord>> committed_begin(FileSystem& fs, const fs::pat
                 "the history record '" + file.string() + "' names transaction '" + begin->id +
                     "', not its own: nothing was changed. Inspect it; move it away to go on without it.",
                 file.string());
-  return begin;
+  return state;
+}
+
+Result<std::optional<BeginRecord>> committed_begin(FileSystem& fs, const fs::path& root, const std::string& id) {
+  TRY_ASSIGN(auto state, committed_journal(fs, root, id));
+  return state ? std::optional(std::move(state->begin)) : std::nullopt;
 }
 
 // Finishes an undo of committed transaction `id` (the journal holds "undo-begin <id>"). Removing
@@ -376,6 +385,62 @@ Result<void> check_backups(FileSystem& fs, const fs::path& root, const std::stri
               (root / txn_paths::backup_dir(id)).string());
 }
 
+// How `path` differs from what a transaction placed there (or, for a target it removed, that
+// something is there again); empty when it does not. The size and the stamps spare most reads.
+Result<std::string> change_since(FileSystem& fs, const fs::path& path, const std::string& target,
+                                 const std::optional<PlacedFile>& placed, const FileStamps& stamps) {
+  TRY_ASSIGN(auto now, fs.stat(path));
+  if (!now) return std::string();  // gone: the undo has nothing there to lose
+  if (!placed) return std::string("something was put there after the transaction removed what was there");
+  if (now->type != placed->type) return std::string("it is not what the transaction put there (another kind of file)");
+  if (placed->type == EntryType::Symlink)
+    return now->link_target == placed->link_target ? "" : "it points to '" + now->link_target + "' now";
+  if (now->size != placed->size)
+    return "it holds other bytes now: " + std::to_string(now->size) + " bytes instead of " +
+           std::to_string(placed->size);
+  std::optional<std::uint32_t> crc;
+  if (auto identity = fs.identity(path)) crc = stamps.crc_if_unchanged(target, *identity);
+  if (!crc) {
+    uLong sum = crc32(0, nullptr, 0);
+    TRY(fs.read_chunks(path, [&sum](std::string_view chunk) {
+      sum = crc32(sum, reinterpret_cast<const Bytef*>(chunk.data()), static_cast<uInt>(chunk.size()));
+    }));
+    crc = static_cast<std::uint32_t>(sum);
+  }
+  return *crc == placed->crc32 ? "" : "it holds other bytes now";
+}
+
+// Undoing a transaction deletes or overwrites what is at its targets, so each must still hold what
+// the transaction left there (or nothing): a file another program or a person changed or put there
+// since would otherwise be lost. Transactions of earlier builds recorded nothing to compare with.
+Result<void> check_still_as_placed(FileSystem& fs, const fs::path& root, const std::string& id) {
+  TRY_ASSIGN(auto journal, committed_journal(fs, root, id));
+  if (!journal || journal->placed.empty()) return {};
+  FileStamps stamps = read_file_stamps(fs, root);
+  std::vector<std::string> changed;
+  for (const auto& s : journal->begin->steps) {
+    auto placed = journal->placed.find(s.target);
+    if (s.kind == JournalStep::Kind::Place && placed == journal->placed.end()) continue;  // its bytes were not known
+    std::optional<PlacedFile> what;
+    if (placed != journal->placed.end()) what = placed->second;
+    fs::path path = fs::path(s.target).is_absolute() ? fs::path(s.target) : root / s.target;
+    TRY_ASSIGN(auto change, change_since(fs, path, s.target, what, stamps));
+    if (!change.empty()) changed.push_back(s.target + " (" + change + ")");
+  }
+  if (changed.empty()) return {};
+  std::string list;
+  for (std::size_t i = 0; i < changed.size() && i < 10; ++i) list += "\n  " + changed[i];
+  if (changed.size() > 10) list += "\n  ... and " + std::to_string(changed.size() - 10) + " more";
+  return fail(ErrorCode::Conflict,
+              std::to_string(changed.size()) + " file(s) that transaction " + id +
+                  " installed or removed were changed after it (by another program or by hand), and undoing it "
+                  "would delete or overwrite them:" +
+                  list +
+                  "\nNothing was changed. To undo the transaction anyway, move those files out of the toolkit "
+                  "(or put back what it installed) and run the command again; to keep them, leave it installed.",
+              changed.front());
+}
+
 }  // namespace
 
 Result<HistoryItem> rollback_last(FileSystem& fs, const fs::path& root, EnvStore* env, Interrupts* interrupts) {
@@ -384,6 +449,7 @@ Result<HistoryItem> rollback_last(FileSystem& fs, const fs::path& root, EnvStore
     return fail(ErrorCode::NothingToUndo, "nothing to roll back: no committed transaction in " + root.string());
   HistoryItem last = items.back();
   TRY(check_backups(fs, root, last.id));
+  TRY(check_still_as_placed(fs, root, last.id));
   if (auto r = fs.append_durable(txn_paths::journal(root), undo_begin_record(last.id)); !r) {
     (void)fs.remove(txn_paths::journal(root));  // a torn "undo-begin" means nothing; nothing was changed
     return std::unexpected(r.error());

@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -57,6 +58,8 @@ class OutputFile {
   virtual Result<void> sync_and_close() = 0;
 };
 
+using ChunkReader = std::function<void(std::string_view)>;
+
 class FileSystem {
  public:
   virtual ~FileSystem() = default;
@@ -74,7 +77,10 @@ class FileSystem {
   virtual Result<void> append_durable(const std::filesystem::path& path, std::string_view bytes) = 0;
   // lstat: symlinks are not followed; nullopt when nothing is there.
   virtual Result<std::optional<FileStat>> stat(const std::filesystem::path& path) = 0;
+  // A file's bytes, whole, or in chunks given to `sink` in order (for files too large to hold).
+  // Symlinks are not followed.
   virtual Result<std::string> read_file(const std::filesystem::path& path) = 0;
+  virtual Result<void> read_chunks(const std::filesystem::path& path, const ChunkReader& sink) = 0;
   virtual Result<std::vector<std::string>> list_dir(const std::filesystem::path& path) = 0;
   // A Conflict when a running program has the file loaded or open, so that replacing it must not
   // be tried (Windows). On POSIX a rename never disturbs a running program: always fine.
