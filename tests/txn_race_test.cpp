@@ -33,6 +33,18 @@ void before_record(FaultyFileSystem& faulty, const fs::path& root, int n, std::f
   };
 }
 
+// The number of `target`'s step in the journal (temporaries are named after it): the plan's steps
+// that change something, in order.
+std::size_t step_of(const Plan& plan, const std::string& target) {
+  std::size_t n = 0;
+  for (const auto& s : plan.steps) {
+    if (s.action != Action::Create && s.action != Action::Overwrite && s.action != Action::Remove) continue;
+    if (s.target == target) return n;
+    ++n;
+  }
+  throw std::runtime_error("no step for " + target);
+}
+
 }  // namespace
 
 TEST(TxnRace, AFileThatAppearsAtACreateTargetIsNeverReplaced) {
@@ -200,4 +212,43 @@ TEST(TxnRace, TheRealFilesystemsNoReplaceRenameLeavesWhatIsThere) {
   ASSERT_TRUE(real->rename(dir.path() / "new", dir.path() / "free", RenameMode::NoReplace));
   EXPECT_EQ(read_file(dir.path() / "free"), "new");
   EXPECT_FALSE(fs::exists(dir.path() / "new"));
+}
+
+// The link(2) + unlink(2) fallback of a create (a filesystem without RENAME_NOREPLACE) crashed
+// between the two: the new file is at its target and still at its temporary name, one inode. The
+// target is the transaction's own file then, and recovery removes both names.
+TEST(TxnRace, ACrashBetweenTheFallbacksLinkAndUnlinkIsRecoveredWhole) {
+  TempDir dir;
+  fs::path root = dir.path() / "cuda";
+  make_tree_with_old_cudnn(root);
+  auto before = snapshot(root);
+  auto p = prepare(root, corpus_archive(kRaceArchive));
+  std::string target = first(p.plan, Action::Create).target;
+  auto real = make_real_filesystem();
+  // The swap's rename of that create's temporary (".cudnn-install-<id>-<step>.tmp" beside the target).
+  const std::string temp_suffix = "-" + std::to_string(step_of(p.plan, target)) + ".tmp";
+  auto is_the_create = [&](const char* op, const fs::path& from) {
+    return std::string(op) == "rename" && from.parent_path() == (root / target).parent_path() &&
+           from.filename().string().starts_with(".cudnn-install-") && from.filename().string().ends_with(temp_suffix);
+  };
+  // The crash is an exception out of the filesystem: nothing after it runs, as after a kill.
+  FaultyFileSystem crashing(*real, 0, FaultyFileSystem::Mode::FailOnce);
+  bool linked = false;
+  crashing.before_op = [&](const char* op, const fs::path& from) {
+    if (linked || !is_the_create(op, from)) return;
+    fs::create_hard_link(from, root / target);  // link(2) done; the crash comes before unlink(2)
+    linked = true;
+    throw std::runtime_error("crash");
+  };
+  try {
+    (void)apply_plan(crashing, root, p.archive, p.plan, {});
+  } catch (const std::runtime_error&) {
+  }
+  ASSERT_TRUE(linked);
+  ASSERT_EQ(fs::hard_link_count(root / target), 2u) << "the file under both names, as the crash left it";
+  auto recovered = recover(*real, root);
+  ASSERT_TRUE(recovered) << recovered.error().message;
+  EXPECT_EQ(recovered->what, Recovery::What::RolledBack);
+  EXPECT_EQ(diff(before, snapshot(root)), "") << "both names gone, the rest as before";
+  EXPECT_TRUE(stray_temporaries(root).empty());
 }

@@ -14,6 +14,7 @@
 #include "base/try.hpp"
 #include "base/util.hpp"
 #include "cudnn_install/filesystem.hpp"
+#include "filesystem_rename_posix.hpp"
 
 namespace fs = std::filesystem;
 
@@ -71,6 +72,29 @@ std::unexpected<Error> already_there(const fs::path& from, const fs::path& to) {
               to.string());
 }
 
+}  // namespace
+
+namespace posix {
+
+NoReplaceCalls system_no_replace_calls() {
+  NoReplaceCalls calls;
+#ifdef RENAME_NOREPLACE
+  calls.rename_noreplace = [](const char* from, const char* to) {
+    return ::renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE);
+  };
+#else
+  calls.rename_noreplace = [](const char*, const char*) { return errno = ENOSYS, -1; };
+#endif
+  calls.link = [](const char* from, const char* to) { return ::linkat(AT_FDCWD, from, AT_FDCWD, to, 0); };
+  calls.unlink = [](const char* path) { return ::unlink(path); };
+  calls.lstat = [](const char* path) {
+    struct stat st;
+    return ::lstat(path, &st);
+  };
+  calls.rename = [](const char* from, const char* to) { return ::rename(from, to); };
+  return calls;
+}
+
 // A rename that never replaces what is at `to`. renameat2(RENAME_NOREPLACE) does it atomically
 // (Linux 3.15+). Where the filesystem does not support it (EINVAL: some network and FUSE
 // filesystems; ENOSYS: an old kernel), link(2) + unlink(2) does the same without replacing either:
@@ -78,26 +102,27 @@ std::unexpected<Error> already_there(const fs::path& from, const fs::path& to) {
 // both names; undo recognises that (same inode) and removes both. Only where the filesystem has
 // no hard links either (FAT) is `to` checked with lstat just before rename(2): the one place
 // where a file appearing in that instant could still be replaced.
-Result<void> rename_no_replace(const fs::path& from, const fs::path& to) {
-#ifdef RENAME_NOREPLACE
-  if (::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) == 0) return {};
+Result<void> rename_no_replace(const fs::path& from, const fs::path& to, const NoReplaceCalls& calls) {
+  if (calls.rename_noreplace(from.c_str(), to.c_str()) == 0) return {};
   if (errno == EEXIST) return already_there(from, to);
   if (errno != EINVAL && errno != ENOSYS) return os_error("cannot move '" + from.string() + "' to", to);
-#endif
-  if (::linkat(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), 0) == 0) {
-    if (::unlink(from.c_str()) == 0) return {};
+  if (calls.link(from.c_str(), to.c_str()) == 0) {
+    if (calls.unlink(from.c_str()) == 0) return {};
     int err = errno;
-    ::unlink(to.c_str());  // the link just made: `to` was empty before it
+    calls.unlink(to.c_str());  // the link just made: `to` was empty before it
     return os_error("cannot remove", from, err);
   }
   if (errno == EEXIST) return already_there(from, to);
   if (errno != EPERM && errno != EOPNOTSUPP && errno != ENOSYS && errno != EMLINK)
     return os_error("cannot move '" + from.string() + "' to", to);
-  struct stat st;
-  if (::lstat(to.c_str(), &st) == 0) return already_there(from, to);
-  if (::rename(from.c_str(), to.c_str()) != 0) return os_error("cannot move '" + from.string() + "' to", to);
+  if (calls.lstat(to.c_str()) == 0) return already_there(from, to);
+  if (calls.rename(from.c_str(), to.c_str()) != 0) return os_error("cannot move '" + from.string() + "' to", to);
   return {};
 }
+
+}  // namespace posix
+
+namespace {
 
 class PosixFileSystem final : public FileSystem {
  public:
@@ -117,7 +142,7 @@ class PosixFileSystem final : public FileSystem {
     return {};
   }
   Result<void> rename(const fs::path& from, const fs::path& to, RenameMode mode) override {
-    if (mode == RenameMode::NoReplace) return rename_no_replace(from, to);
+    if (mode == RenameMode::NoReplace) return posix::rename_no_replace(from, to);
     if (::rename(from.c_str(), to.c_str()) != 0) return os_error("cannot move '" + from.string() + "' to", to);
     return {};
   }
