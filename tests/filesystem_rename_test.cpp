@@ -52,7 +52,9 @@ struct Case {
 const Case kCases[] = {
     {"no RENAME_NOREPLACE (EINVAL): link + unlink", EINVAL, false, {"renameat2", "link"}},
     {"an old kernel (ENOSYS): link + unlink", ENOSYS, false, {"renameat2", "link"}},
-    {"no RENAME_NOREPLACE and no hard links (FAT): lstat + rename", EINVAL, true,
+    {"no RENAME_NOREPLACE and no hard links (FAT): lstat + rename",
+     EINVAL,
+     true,
      {"renameat2", "link", "lstat", "rename"}},
 };
 
