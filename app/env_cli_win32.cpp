@@ -180,6 +180,11 @@ std::string env_state(const Toolkit& tk) {
   return ours.string() + (out.empty() ? " is not on PATH (cudnn-install ARCHIVE adds it)" : " is " + out);
 }
 
-bool is_terminal(int fd) { return _isatty(fd) != 0; }
+// A console, not only a character device: _isatty is true for NUL too (`cudnn-install ... < NUL`),
+// which would make a prompt read end-of-file instead of refusing for want of a terminal.
+bool is_terminal(int fd) {
+  DWORD mode = 0;
+  return _isatty(fd) != 0 && GetConsoleMode(reinterpret_cast<HANDLE>(_get_osfhandle(fd)), &mode) != 0;
+}
 
 }  // namespace cudnn_install::cli

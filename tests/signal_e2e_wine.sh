@@ -11,11 +11,10 @@
 # Usage: signal_e2e_wine.sh CLI_EXE CORPUS_DIR SOURCE_DIR
 set -uo pipefail
 cli=$1 corpus=$2 source_dir=$3
-export WINEDEBUG=${WINEDEBUG:--all}
 work=$(mktemp -d)
 pid=
 reg_py=$source_dir/tests/support/reg_file.py
-host() { local p=${1//\//\\}; printf 'Z:%s' "$p"; }  # the host's / is Wine's drive Z:
+. "$source_dir/tests/support/wine-e2e.sh"
 cleanup() {
   [ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null
   [ -f "$work/path-saved.reg" ] && wine reg import "$(host "$work/path-saved.reg")" </dev/null >/dev/null 2>&1
@@ -23,11 +22,6 @@ cleanup() {
 }
 trap cleanup EXIT
 root=$work/cuda
-failures=0 passes=0
-check() {  # check NAME COMMAND...: counts and reports
-  local name=$1; shift
-  if "$@"; then passes=$((passes + 1)); else failures=$((failures + 1)); echo "FAIL: $name"; fi
-}
 zip=$corpus/good/cudnn-windows-x86_64-9.19.0.56_cuda13-archive.zip
 
 # The user's PATH as the test finds it is put back at the end; the test sets one of its own.
@@ -43,18 +37,10 @@ user_path() {  # "TYPE HEX" of HKCU\Environment\Path
 # A Windows CUDA 13.0 toolkit with an older cuDNN in it, and the state directory an earlier run made.
 toolkit() {
   rm -rf "$root"
-  mkdir -p "$root/include" "$root/lib/x64" "$root/bin/x64"
-  echo '{"cuda": {"name": "CUDA SDK", "version": "13.0.0"}}' > "$root/version.json"
-  echo "MZ cudart" > "$root/bin/x64/cudart64_13.dll"
-  echo "MZ old cudnn 9.1" > "$root/bin/x64/cudnn64_9.dll"
+  windows_toolkit "$root"
   wine "$cli" --rollback --yes --cuda-root "$(host "$root")" </dev/null > /dev/null 2>&1  # makes the state directory
 }
-manifest() {  # every file under the toolkit, the state directory included (its log aside)
-  (cd "$root" && find . -mindepth 1 ! -name cudnn-install.log \
-      ! \( -type d -empty \( -path ./.cudnn-install/backup -o -path ./.cudnn-install/history \) \) -print0 |
-     sort -z | xargs -0 -r stat -c "%n %F %s"
-   cd "$root" && find . -type f ! -name cudnn-install.log -print0 | sort -z | xargs -0 -r sha256sum)
-}
+manifest() { tree_manifest "$root"; }  # the state directory included
 unchanged() { diff "$work/before" <(manifest) > "$work/diff" || { echo "the toolkit changed:"; cat "$work/diff"; return 1; }; }
 tree_unchanged() {
   diff <(grep -v '\.cudnn-install' "$work/before") <(manifest | grep -v '\.cudnn-install') > "$work/diff" ||
@@ -64,8 +50,6 @@ no_debris() {
   local left; left=$(find "$root" -name '.cudnn-install-*' -o -name 'journal.jsonl' -o -path "$root/.cudnn-install/spool")
   [ -z "$left" ] || { echo "left behind: $left"; return 1; }
 }
-rc() { [ "$(cat "$work/rc")" = "$1" ] || { echo "exit $(cat "$work/rc"), expected $1:"; cat "$work/out"; return 1; }; }
-says() { grep -qF -- "$1" "$work/out" || { echo "output lacks '$1':"; cat "$work/out"; return 1; }; }
 path_is() {
   [ -n "$1" ] || { echo "the user PATH before was not read"; return 1; }
   [ "$(user_path)" = "$1" ] || { echo "the user PATH is now $(user_path), not $1"; return 1; }
@@ -114,8 +98,7 @@ check "paused at commit: the user PATH had been changed" test "$(cat "$work/path
 toolkit
 manifest > "$work/before"
 path_before=$(user_path)
-wine "$cli" $(install_args) "$(host "$zip")" </dev/null > "$work/out" 2>&1
-echo $? > "$work/rc"
+run_exe $(install_args) "$(host "$zip")"
 check "an install after the interrupted ones: exit 0" rc 0
 check "it changed the user PATH" test -n "$(user_path)" -a "$(user_path)" != "$path_before"
 signal_paused undo --rollback --yes --cuda-root "$(host "$root")"
@@ -126,5 +109,4 @@ check "Ctrl-C during --rollback: the toolkit as before the install" tree_unchang
 check "Ctrl-C during --rollback: the user PATH as before the install" path_is "$path_before"
 check "Ctrl-C during --rollback: no temporary or journal" no_debris
 
-echo "$passes passed, $failures failed"
-[ "$failures" = 0 ]
+finish

@@ -10,6 +10,7 @@
 #include "cudnn_install/state_dir.hpp"
 #include "cudnn_install/txn.hpp"
 #include "free_space.hpp"
+#include "toolkit_identity.hpp"
 
 namespace fs = std::filesystem;
 
@@ -297,15 +298,14 @@ std::string OutsideDir::describe() const {
 }
 
 std::vector<OutsideDir> dirs_outside_real_root(const fs::path& root, const std::vector<std::string>& targets) {
-  std::error_code ec;
-  fs::path real_root = fs::canonical(root, ec);
+  fs::path real_root = real_path_of(root);
   std::vector<OutsideDir> out;
-  if (ec) return out;
+  if (real_root.empty()) return out;
   std::set<fs::path> seen;
   for (const auto& target : targets) {
     if (fs::path(target).is_absolute()) continue;
-    fs::path dir = fs::weakly_canonical(root / fs::path(target).parent_path(), ec);
-    if (ec || under(dir, real_root) || !seen.insert(dir).second) continue;
+    fs::path dir = real_path_of(root / fs::path(target).parent_path());
+    if (dir.empty() || under(dir, real_root) || !seen.insert(dir).second) continue;
     out.push_back({fs::path(target).parent_path().generic_string(), dir, real_root});
   }
   return out;

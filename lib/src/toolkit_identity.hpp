@@ -9,4 +9,9 @@ namespace cudnn_install {
 // lowercased, since names there compare without case. Empty when the directory cannot be resolved.
 std::string toolkit_dir_identity(const std::filesystem::path& dir);
 
+// Where the system really puts what is written under `path`: symlinks followed (on Windows also
+// junctions, which std::filesystem there does not follow), for a path not there yet the real path
+// of its nearest existing parent with the rest appended. Empty when it cannot be resolved.
+std::filesystem::path real_path_of(const std::filesystem::path& path);
+
 }  // namespace cudnn_install

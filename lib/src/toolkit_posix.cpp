@@ -34,6 +34,12 @@ std::string toolkit_dir_identity(const fs::path& dir) {
   return real.string();
 }
 
+fs::path real_path_of(const fs::path& path) {
+  std::error_code ec;
+  fs::path real = fs::weakly_canonical(path, ec);
+  return ec ? fs::path() : real;
+}
+
 ToolkitSearch system_toolkit_search(std::optional<fs::path> cuda_root, ProcessRunner& runner) {
   ToolkitSearch search;
   search.cuda_root = std::move(cuda_root);

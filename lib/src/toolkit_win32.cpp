@@ -77,6 +77,24 @@ std::string toolkit_dir_identity(const fs::path& dir) {
   return win32::narrow(real);
 }
 
+fs::path real_path_of(const fs::path& path) {
+  std::error_code ec;
+  fs::path existing = fs::absolute(path, ec).lexically_normal(), rest;
+  if (ec) return {};
+  while (!fs::exists(existing, ec) && existing.has_relative_path()) {
+    rest = rest.empty() ? existing.filename() : existing.filename() / rest;
+    existing = existing.parent_path();
+  }
+  std::wstring real = final_path_of(existing);
+  if (real.empty()) return {};
+  if (real.starts_with(L"\\\\?\\UNC\\"))  // \\?\UNC\server\share: \\server\share
+    real = L"\\\\" + real.substr(8);
+  else if (real.starts_with(L"\\\\?\\"))
+    real = real.substr(4);
+  fs::path out(real);
+  return rest.empty() ? out : (out / rest).lexically_normal();
+}
+
 ToolkitSearch system_toolkit_search(std::optional<fs::path> cuda_root, ProcessRunner& runner) {
   ToolkitSearch search;
   search.cuda_root = std::move(cuda_root);
