@@ -8,6 +8,7 @@
 #include "base/win32_util.hpp"
 #include "cudnn_install/state_dir.hpp"
 #include "cudnn_install/state_lock.hpp"
+#include "state_dir_acl_win32.hpp"
 #include "state_lock_common.hpp"
 
 namespace fs = std::filesystem;
@@ -69,11 +70,14 @@ Result<HANDLE> open_lock_file(const fs::path& path) {
 
 }  // namespace
 
-// Windows: a junction or symlink is refused; who may write the directory is left to its ACL (the
-// toolkit's, inherited: administrators only under Program Files).
+// Windows: a junction or symlink is refused; the owner and the ACL stand in for POSIX's owner and
+// mode. A new state directory gets an ACL of its own rather than the toolkit's.
 Result<void> open_state_dir(const fs::path& root) {
   fs::path dir = state_dir(root);
-  if (!CreateDirectoryW(dir.c_str(), nullptr) && GetLastError() != ERROR_ALREADY_EXISTS)
+  auto descriptor = win32::safe_state_dir_descriptor();
+  SECURITY_ATTRIBUTES attributes_of_new{sizeof(SECURITY_ATTRIBUTES), descriptor.get(), FALSE};
+  if (!CreateDirectoryW(dir.c_str(), descriptor ? &attributes_of_new : nullptr) &&
+      GetLastError() != ERROR_ALREADY_EXISTS)
     return fail(ErrorCode::Io,
                 "cannot create '" + dir.string() + "': " + win32::error_text(GetLastError()) + " (" +
                     std::string(win32::kElevationHint) + ")",
@@ -84,7 +88,7 @@ Result<void> open_state_dir(const fs::path& root) {
                 dir.string());
   if (attributes & FILE_ATTRIBUTE_REPARSE_POINT) return untrusted_state(dir, "is a symbolic link or a junction");
   if (!(attributes & FILE_ATTRIBUTE_DIRECTORY)) return untrusted_state(dir, "is not a directory");
-  return {};
+  return win32::check_state_dir_acl(dir);
 }
 
 Result<std::unique_ptr<StateLock>> acquire_state_lock(const fs::path& root) {
