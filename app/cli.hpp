@@ -13,6 +13,7 @@
 #include "answer.hpp"
 #include "cudnn_install/doctor.hpp"
 #include "cudnn_install/env.hpp"
+#include "cudnn_install/env_step.hpp"
 #include "cudnn_install/error.hpp"
 #include "cudnn_install/filesystem.hpp"
 #include "cudnn_install/install.hpp"
@@ -136,29 +137,17 @@ std::vector<WatchedFile> files_replaced(const Plan& plan, const std::filesystem:
 Result<void> check_holders(const std::vector<WatchedFile>& files, const Options& options);
 void report_still_running_old(const std::vector<WatchedFile>& files, const Options& options);
 
-// The environment step of an install (install.hpp's EnvStep), one file per platform: the loader
-// configuration on Linux (env_cli_posix.cpp), the registry PATH on Windows (env_cli_win32.cpp).
-Result<EnvStep> plan_env_step(const Toolkit& toolkit, int cudnn_major, const Options& options);
-// What a transaction (or its undo) changed outside the toolkit.
-struct EnvChanged {
-  bool loader_config = false;
-  bool path = false;
-};
-// Linux: runs ldconfig after the loader configuration changed. Windows: reminds to reopen shells.
+// The environment step (env_step.hpp) as the flags ask for it.
+EnvStepOptions env_step_options(const Options& options);
+// After a change to the loader configuration (ldconfig; a failure is a warning) or to PATH (a
+// reminder that running programs keep the old one).
 void after_env_change(const EnvChanged& changed, const Options& options);
-std::unique_ptr<EnvStore> open_env_store();
-// doctor's platform evidence: shadowing copies and whether the loader/PATH finds the toolkit.
-// zlibwapi.dll beside the toolkit's DLLs or on PATH, and the VC++ runtime in System32 (Windows
-// builds; elsewhere only the toolkit's bin directory can be looked at).
-WindowsRuntimeEvidence windows_runtime_evidence(const Toolkit& toolkit);
-void add_env_evidence(DoctorInputs& inputs, const Toolkit& toolkit, int cudnn_major);
+// Whether the standard stream `fd` is a terminal (a console on Windows): terminal_*.cpp.
 bool is_terminal(int fd);
 // The one process runner of this run (the library's, no shell).
 ProcessRunner& process_runner();
 // The first line a program prints, or "" when it cannot run or fails.
 std::string first_output_line(const std::vector<std::string>& argv);
-// One line for status: whether the loader (Linux) or PATH (Windows) finds the toolkit's libraries.
-std::string env_state(const Toolkit& toolkit);
 int cmd_rollback(const Options& options);
 // `fetch VERSION`, `list`, and `cudnn-install VERSION` (resolve, download, then cmd_install).
 int cmd_fetch(const Options& options);

@@ -30,6 +30,13 @@ ProcessRunner& process_runner() {
   return *runner;
 }
 
+void after_env_change(const EnvChanged& changed, const Options& o) {
+  if (auto r = refresh_after_env_change(changed, process_runner()); !r) report_warning(r.error());
+  if (changed.path && o.verbosity != Verbosity::Quiet && o.format == Format::Text)
+    std::cout
+        << "PATH changed: programs started from now on see it; running ones (and open terminals) keep the old PATH.\n";
+}
+
 std::string first_output_line(const std::vector<std::string>& argv) {
   RunOptions options;
   options.timeout = std::chrono::seconds(30);

@@ -181,7 +181,9 @@ InstallRequest install_request(const Options& o, const ArchiveIdentity& identity
 
 InstallServices install_services(FileSystem& fs, const Options& o) {
   InstallServices services{fs};
-  services.plan_env = [&o](const Toolkit& toolkit, int cudnn_major) { return plan_env_step(toolkit, cudnn_major, o); };
+  services.plan_env = [env = env_step_options(o)](const Toolkit& toolkit, int cudnn_major) {
+    return plan_env_step(toolkit, cudnn_major, env);
+  };
   services.runtime_evidence = windows_runtime_evidence;
   services.read_progress = percent_line(o, "reading", kShowProgressFrom);
   services.hash_progress = percent_line(o, "sha256", kShowProgressFrom);

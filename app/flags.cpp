@@ -40,6 +40,18 @@ Result<void> check_install_flags(const CLI::App& app, const Options& o, const st
 
 }  // namespace
 
+EnvStepOptions env_step_options(const Options& o) {
+  EnvStepOptions env;
+  env.change = o.no_path ? EnvChange::Leave : EnvChange::Make;
+  env.loader = o.loader_config == "system"  ? LoaderConfig::System
+               : o.loader_config == "print" ? LoaderConfig::Print
+               : o.loader_config == "none"  ? LoaderConfig::None
+                                            : LoaderConfig::Auto;
+  env.scope = o.system_scope ? EnvScope::System : EnvScope::User;
+  env.show = o.mode == Mode::DryRun ? ShowPathValues::BeforeAndAfter : ShowPathValues::No;
+  return env;
+}
+
 Result<void> check_flag_combinations(const CLI::App& app, const Options& o, const GivenFlags& g) {
   if (g.quiet && g.verbose) return usage("--quiet and --verbose contradict each other: pass one of them");
   std::string command = g.subcommand.empty() ? (g.rollback ? "--rollback" : "install") : g.subcommand;

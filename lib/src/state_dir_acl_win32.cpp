@@ -103,8 +103,8 @@ Result<void> check_state_dir_acl(const std::filesystem::path& dir) {
     PSID sid = &allowed->SidStart;
     if ((allowed->Mask & kWriteRights) &&
         is_any_of(sid, {WinWorldSid, WinAuthenticatedUserSid, WinBuiltinUsersSid, WinInteractiveSid, WinAnonymousSid}))
-      return untrusted_state(dir, "may be written by " + account_name(sid) + " (its access control list allows it)" +
-                                      icacls_fix(dir));
+      return untrusted_state(
+          dir, "may be written by " + account_name(sid) + " (its access control list allows it)" + icacls_fix(dir));
   }
   return {};
 }

@@ -25,7 +25,7 @@ struct Finding {
   std::string fix;
 };
 
-// What doctor knows of a Windows machine (gathered by app/env_cli_win32.cpp; injected in tests).
+// What doctor knows of a Windows machine (gathered by env_step_win32.cpp; injected in tests).
 struct WindowsEvidence {
   std::optional<RegValue> user_path, system_path;  // the raw registry values
   bool zlibwapi_found = true;                      // zlibwapi.dll beside cuDNN or on PATH

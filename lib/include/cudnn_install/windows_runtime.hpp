@@ -8,7 +8,7 @@
 
 namespace cudnn_install {
 
-// Gathered by the CLI (app/env_cli_*.cpp); on Linux only the toolkit's bin directory can be looked at.
+// Gathered by windows_runtime_evidence (env_step.hpp); on Linux only the toolkit's bin directory can be looked at.
 struct WindowsRuntimeEvidence {
   bool zlibwapi_found = true;                // zlibwapi.dll beside cuDNN or on PATH
   std::vector<std::string> missing_runtime;  // msvcp140.dll / vcruntime140.dll not in System32

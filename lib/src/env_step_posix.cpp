@@ -1,22 +1,20 @@
-// The environment step of an install on Linux: the loader configuration. Plan the ld.so.conf.d
-// entry (or the LD_LIBRARY_PATH line), warn about other libcudnn copies found first, run ldconfig
-// after the change and after rollback; the loader's view for doctor.
+// The environment step of an install on Linux (env_step.hpp): the loader configuration. Plans the
+// ld.so.conf.d entry (or the LD_LIBRARY_PATH line), warns about other libcudnn copies found first,
+// runs ldconfig after the change and after rollback; the loader's view for doctor and status.
 #include <unistd.h>
 
-#include <iostream>
-
-#include "cli.hpp"
+#include "cudnn_install/env_step.hpp"
 #include "cudnn_install/loader.hpp"
 #include "cudnn_install/plan.hpp"
 
-namespace cudnn_install::cli {
+namespace cudnn_install {
 namespace {
 
-LoaderMode mode_of(const Options& o) {
-  if (o.no_path || o.loader_config == "none") return LoaderMode::Skip;
-  if (o.loader_config == "system") return LoaderMode::System;
-  if (o.loader_config == "print") return LoaderMode::Print;
-  return ::geteuid() == 0 ? LoaderMode::System : LoaderMode::Print;  // "auto"
+LoaderMode mode_of(const EnvStepOptions& o) {
+  if (o.change == EnvChange::Leave || o.loader == LoaderConfig::None) return LoaderMode::Skip;
+  if (o.loader == LoaderConfig::System) return LoaderMode::System;
+  if (o.loader == LoaderConfig::Print) return LoaderMode::Print;
+  return ::geteuid() == 0 ? LoaderMode::System : LoaderMode::Print;  // Auto
 }
 
 std::string loader_shadow_line(const Shadow& s) {
@@ -29,7 +27,7 @@ std::string loader_shadow_line(const Shadow& s) {
 
 }  // namespace
 
-Result<EnvStep> plan_env_step(const Toolkit& tk, int cudnn_major, const Options& o) {
+Result<EnvStep> plan_env_step(const Toolkit& tk, int cudnn_major, const EnvStepOptions& o) {
   EnvStep step;
   if (tk.os != TargetOs::Linux) return step;
   LoaderEnv env = system_loader_env();
@@ -46,9 +44,9 @@ Result<EnvStep> plan_env_step(const Toolkit& tk, int cudnn_major, const Options&
   return step;
 }
 
-void after_env_change(const EnvChanged& changed, const Options& /*o*/) {
-  if (!changed.loader_config) return;
-  if (auto r = run_ldconfig(system_loader_env(), process_runner()); !r) report_warning(r.error());
+Result<void> refresh_after_env_change(const EnvChanged& changed, ProcessRunner& runner) {
+  if (!changed.loader_config) return {};
+  return run_ldconfig(system_loader_env(), runner);
 }
 
 std::unique_ptr<EnvStore> open_env_store() { return nullptr; }  // Linux has no registry PATH
@@ -73,6 +71,4 @@ WindowsRuntimeEvidence windows_runtime_evidence(const Toolkit& tk) {
   return {std::filesystem::exists(tk.root / tk.bin_dir / "zlibwapi.dll", ec), {}};
 }
 
-bool is_terminal(int fd) { return ::isatty(fd) != 0; }
-
-}  // namespace cudnn_install::cli
+}  // namespace cudnn_install

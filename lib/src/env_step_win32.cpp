@@ -1,16 +1,14 @@
-// The environment step of an install on Windows: the toolkit's DLL directory on PATH, in the
+// The environment step of an install on Windows (env_step.hpp): the toolkit's DLL directory on PATH, in the
 // registry (HKCU by default, HKLM with --system), planned here and changed by the transaction.
 // Also doctor's view of PATH: other cudnn64_N.dll found first.
-#include <io.h>
 #include <windows.h>
 
-#include <iostream>
 #include <regex>
 
-#include "cli.hpp"
+#include "cudnn_install/env_step.hpp"
 #include "cudnn_install/loader.hpp"
 
-namespace cudnn_install::cli {
+namespace cudnn_install {
 namespace {
 
 std::u16string to_u16(const std::wstring& w) { return std::u16string(w.begin(), w.end()); }
@@ -63,16 +61,16 @@ void warn_system_shadows(EnvStore& store, const PathQuery& q, EnvStep& step) {
 
 }  // namespace
 
-Result<EnvStep> plan_env_step(const Toolkit& tk, int, const Options& o) {
+Result<EnvStep> plan_env_step(const Toolkit& tk, int, const EnvStepOptions& o) {
   EnvStep step;
   if (tk.os != TargetOs::Windows) return step;
   std::filesystem::path dll_dir = (tk.root / tk.bin_dir).make_preferred();  // "bin\\x64", as PATH spells it
-  if (o.no_path) {
+  if (o.change == EnvChange::Leave) {
     step.lines.push_back("PATH     unchanged (--no-path); programs find cuDNN only if " + dll_dir.string() +
                          " is on PATH");
     return step;
   }
-  EnvScope scope = o.system_scope ? EnvScope::System : EnvScope::User;
+  EnvScope scope = o.scope;
   auto store = make_registry_env_store();
   auto before = store->read(scope, "Path");
   if (!before) return std::unexpected(before.error());
@@ -96,18 +94,14 @@ Result<EnvStep> plan_env_step(const Toolkit& tk, int, const Options& o) {
                        dll_dir.string() + " to entry " + std::to_string(ins->position + 1) + " of the " +
                        scope_word(scope) + " PATH (" + to_string(scope) + ", " +
                        (type == kRegExpandSz ? "REG_EXPAND_SZ" : "REG_SZ") + ", kept)");
-  if (o.mode == Mode::DryRun) {
+  if (o.show == ShowPathValues::BeforeAndAfter) {
     step.lines.push_back("         before: " + utf8(old_text));
     step.lines.push_back("         after:  " + utf8(ins->value));
   }
   return step;
 }
 
-void after_env_change(const EnvChanged& changed, const Options& o) {
-  if (changed.path && o.verbosity != Verbosity::Quiet && o.format == Format::Text)
-    std::cout
-        << "PATH changed: programs started from now on see it; running ones (and open terminals) keep the old PATH.\n";
-}
+Result<void> refresh_after_env_change(const EnvChanged&, ProcessRunner&) { return {}; }
 
 std::unique_ptr<EnvStore> open_env_store() { return make_registry_env_store(); }
 
@@ -180,11 +174,4 @@ std::string env_state(const Toolkit& tk) {
   return ours.string() + (out.empty() ? " is not on PATH (cudnn-install ARCHIVE adds it)" : " is " + out);
 }
 
-// A console, not only a character device: _isatty is true for NUL too (`cudnn-install ... < NUL`),
-// which would make a prompt read end-of-file instead of refusing for want of a terminal.
-bool is_terminal(int fd) {
-  DWORD mode = 0;
-  return _isatty(fd) != 0 && GetConsoleMode(reinterpret_cast<HANDLE>(_get_osfhandle(fd)), &mode) != 0;
-}
-
-}  // namespace cudnn_install::cli
+}  // namespace cudnn_install
