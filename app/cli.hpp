@@ -22,6 +22,7 @@
 #include "cudnn_install/plan.hpp"
 #include "cudnn_install/preview.hpp"
 #include "cudnn_install/process.hpp"
+#include "cudnn_install/session.hpp"
 #include "cudnn_install/state_lock.hpp"
 #include "cudnn_install/toolkit.hpp"
 #include "cudnn_install/txn.hpp"
@@ -100,22 +101,16 @@ void report_warning(const Error& error);
 // Sets up spdlog: stderr at the chosen verbosity, plus --log FILE when given.
 void setup_logging(const Options& options);
 
-// The lock and filesystem of a command that may write; recovery has already run. From before the
-// lock is taken, SIGINT, SIGTERM and SIGHUP (Ctrl-C, Ctrl-Break, the console closing) are only
-// recorded in `interrupts`, so that no signal ends the process half-way through a change: an
-// install looks at it and rolls back; a rollback or recovery is finished first.
-struct Session {
-  std::unique_ptr<StateLock> lock;
-  std::unique_ptr<FileSystem> fs;
-  std::unique_ptr<EnvStore> env;  // the registry on Windows; nullptr on Linux
-  Recovery recovered;             // what opening it finished of an interrupted earlier run
-  std::unique_ptr<Interrupts> interrupts;
-};
 // The process's signal handlers (interrupt.hpp). For the end-to-end tests, CUDNN_INSTALL_TEST_PAUSE_AT
 // (spool, stage, swap, commit; undo: between the steps of a rollback, next-undo: before one)
 // makes the first look at that checkpoint wait for a signal,
 // after saying so on stderr: a test signals the install at a known point without timing it.
 std::unique_ptr<Interrupts> catch_cli_interrupts();
+// The library's open_session (session.hpp) with this process's signal handlers, caught before the
+// lock is taken: from then on SIGINT, SIGTERM and SIGHUP (Ctrl-C, Ctrl-Break, the console closing)
+// are only recorded, so that no signal ends the process half-way through a change (an install
+// looks at them and rolls back; a rollback or recovery is finished first). Logs into the state
+// directory and says what recovery did.
 Result<Session> open_session(const std::filesystem::path& root, const Options& options);
 // The toolkit a command works on (choose_toolkit with this machine's search), and how it was
 // chosen told: a "toolkit ..." line when there is something to say (text), `toolkit_choice` (--json).

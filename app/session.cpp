@@ -87,18 +87,13 @@ std::unique_ptr<Interrupts> catch_cli_interrupts() {
 }
 
 Result<Session> open_session(const std::filesystem::path& root, const Options& o) {
-  auto interrupts = catch_cli_interrupts();  // before the lock: no signal ends a recovery half-way
-  auto lock = acquire_state_lock(root);
-  if (!lock) return std::unexpected(lock.error());
-  log_into_state_dir(root);
-  spdlog::info("cudnn-install {} on {}", CUDNN_INSTALL_VERSION, root.string());
-  if (auto stale = (*lock)->stale_holder())
-    spdlog::warn("took over the lock left by PID {}, which is no longer running", *stale);
-  Session session{std::move(*lock), make_real_filesystem(), open_env_store(), {}, std::move(interrupts)};
-  auto recovered = recover(*session.fs, root, session.env.get());
-  if (!recovered) return std::unexpected(recovered.error());
-  say_recovered(*recovered, o);
-  session.recovered = *recovered;
+  auto session = cudnn_install::open_session(root, catch_cli_interrupts(), [&root](const StateLock& lock) {
+    log_into_state_dir(root);
+    spdlog::info("cudnn-install {} on {}", CUDNN_INSTALL_VERSION, root.string());
+    if (auto stale = lock.stale_holder())
+      spdlog::warn("took over the lock left by PID {}, which is no longer running", *stale);
+  });
+  if (session) say_recovered(session->recovered, o);
   return session;
 }
 

@@ -13,5 +13,4 @@ bool is_terminal(int fd) {
   return _isatty(fd) != 0 && GetConsoleMode(reinterpret_cast<HANDLE>(_get_osfhandle(fd)), &mode) != 0;
 }
 
-
 }  // namespace cudnn_install::cli
