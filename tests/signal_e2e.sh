@@ -56,16 +56,7 @@ manifest() {  # everything under the toolkit, the state directory included, and 
      cd "$dir" && find . -type f ! -name cudnn-install.log -print0 | sort -z | xargs -0 -r sha256sum)
   done
 }
-unchanged() { diff "$work/before" <(manifest) > "$work/diff" || { echo "the toolkit changed:"; cat "$work/diff"; return 1; }; }
-# The same without the state directory (where a committed install leaves its caches and history).
-tree_unchanged() {
-  diff <(grep -v '\.cudnn-install' "$work/before") <(manifest | grep -v '\.cudnn-install') > "$work/diff" ||
-    { echo "the toolkit changed:"; cat "$work/diff"; return 1; }
-}
-no_debris() {
-  local left; left=$(find "$root" -name '.cudnn-install-*' -o -path "$root/.cudnn-install/spool" -o -name 'journal.jsonl')
-  [ -z "$left" ] || { echo "left behind: $left"; return 1; }
-}
+. "$source_dir/tests/support/signal-checks.sh"
 rc() { [ "$(cat "$work/rc")" = "$1" ] || { echo "exit $(cat "$work/rc"), expected $1:"; cat "$work/out"; return 1; }; }
 says() { grep -qF -- "$1" "$work/out" || { echo "output lacks '$1':"; cat "$work/out"; return 1; }; }
 manifest_of() { echo "--manifest $(dirname "$1")/redistrib_local.json"; }

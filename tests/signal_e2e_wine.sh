@@ -41,15 +41,7 @@ toolkit() {
   wine "$cli" --rollback --yes --cuda-root "$(host "$root")" </dev/null > /dev/null 2>&1  # makes the state directory
 }
 manifest() { tree_manifest "$root"; }  # the state directory included
-unchanged() { diff "$work/before" <(manifest) > "$work/diff" || { echo "the toolkit changed:"; cat "$work/diff"; return 1; }; }
-tree_unchanged() {
-  diff <(grep -v '\.cudnn-install' "$work/before") <(manifest | grep -v '\.cudnn-install') > "$work/diff" ||
-    { echo "the toolkit changed:"; cat "$work/diff"; return 1; }
-}
-no_debris() {
-  local left; left=$(find "$root" -name '.cudnn-install-*' -o -name 'journal.jsonl' -o -path "$root/.cudnn-install/spool")
-  [ -z "$left" ] || { echo "left behind: $left"; return 1; }
-}
+. "$source_dir/tests/support/signal-checks.sh"
 path_is() {
   [ -n "$1" ] || { echo "the user PATH before was not read"; return 1; }
   [ "$(user_path)" = "$1" ] || { echo "the user PATH is now $(user_path), not $1"; return 1; }

@@ -45,6 +45,22 @@ std::size_t step_of(const Plan& plan, const std::string& target) {
   throw std::runtime_error("no step for " + target);
 }
 
+// The scenario's tree, its plan for the race archive, and the first file that plan creates.
+struct RaceTree {
+  TempDir dir;
+  fs::path root = dir.path() / "cuda";
+  Snapshot before;
+  Prepared p;
+  std::string target;
+  std::unique_ptr<FileSystem> real = make_real_filesystem();
+  RaceTree() {
+    make_tree_with_old_cudnn(root);
+    before = snapshot(root);
+    p = prepare(root, corpus_archive(kRaceArchive));
+    target = first(p.plan, Action::Create).target;
+  }
+};
+
 }  // namespace
 
 TEST(TxnRace, AFileThatAppearsAtACreateTargetIsNeverReplaced) {
@@ -80,13 +96,10 @@ TEST(TxnRace, AFileThatAppearsAtACreateTargetIsNeverReplaced) {
 // A crash after the swap failed on the appeared file: recovery (the "staged" record is there, so
 // the swap may have begun) must still see that the new file never reached that target.
 TEST(TxnRace, RecoveryAfterACrashLeavesTheAppearedFile) {
-  TempDir dir;
-  fs::path root = dir.path() / "cuda";
-  make_tree_with_old_cudnn(root);
-  auto before = snapshot(root);
-  auto p = prepare(root, corpus_archive(kRaceArchive));
-  std::string target = first(p.plan, Action::Create).target;
-  auto real = make_real_filesystem();
+  RaceTree t;  // its tree is only the model: each round crashes on a copy
+  const std::string& target = t.target;
+  auto& real = t.real;
+  const Snapshot& before = t.before;
   // Counting first: the operation number of the "staged" append, then crash just after it.
   int staged_op = 0;
   {
@@ -218,13 +231,12 @@ TEST(TxnRace, TheRealFilesystemsNoReplaceRenameLeavesWhatIsThere) {
 // between the two: the new file is at its target and still at its temporary name, one inode. The
 // target is the transaction's own file then, and recovery removes both names.
 TEST(TxnRace, ACrashBetweenTheFallbacksLinkAndUnlinkIsRecoveredWhole) {
-  TempDir dir;
-  fs::path root = dir.path() / "cuda";
-  make_tree_with_old_cudnn(root);
-  auto before = snapshot(root);
-  auto p = prepare(root, corpus_archive(kRaceArchive));
-  std::string target = first(p.plan, Action::Create).target;
-  auto real = make_real_filesystem();
+  RaceTree t;
+  const fs::path& root = t.root;
+  const std::string& target = t.target;
+  auto& real = t.real;
+  auto& p = t.p;
+  const Snapshot& before = t.before;
   // The swap's rename of that create's temporary (".cudnn-install-<id>-<step>.tmp" beside the target).
   const std::string temp_suffix = "-" + std::to_string(step_of(p.plan, target)) + ".tmp";
   auto is_the_create = [&](const char* op, const fs::path& from) {
