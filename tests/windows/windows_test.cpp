@@ -479,3 +479,30 @@ TEST(WinEndToEnd, ARenamedDownloadIsRecognisedBySha256AndInstalled) {
   EXPECT_NE(out.find(std::string("recognised by its sha256 as ") + name), std::string::npos) << out;
   EXPECT_TRUE(fs::exists(root / "bin" / "cudnn64_8.dll")) << out;
 }
+
+// A DLL of the install that another program rewrote since is neither deleted nor overwritten by
+// --rollback (issue 18, class 5 after the commit): refused, named, nothing changed; once moved out
+// of the way, the rollback goes through and the PATH value comes back too.
+TEST(WinEndToEnd, RollbackLeavesAnInstalledDllThatWasChangedSince) {
+  PathGuard guard;
+  TempDir dir;
+  fs::path root = dir.path() / "CUDA" / "v13.0";
+  make_windows_toolkit(root, "13.0.0", true);
+  RegValue before = make_value(kRegExpandSz, u"%SystemRoot%\\system32");
+  ASSERT_TRUE(guard.store().write(EnvScope::User, "Path", before));
+  Snapshot tree = snapshot(root);
+  std::string out, args = "--yes --cuda-root " + quoted(root);
+  std::string zip = archive_args(corpus("cudnn-windows-x86_64-9.19.0.56_cuda13-archive.zip"));
+  ASSERT_EQ(run_command(cli("--no-verify " + args + " " + zip), &out), 0) << out;
+  fs::path dll = root / "bin" / "x64" / "cudnn_ops64_9.dll";
+  write_file(dll, "MZ rebuilt by another program\n");
+  EXPECT_EQ(run_command(cli("--rollback " + args), &out), 3) << out;
+  EXPECT_NE(out.find("bin/x64/cudnn_ops64_9.dll (it holds other bytes now"), std::string::npos) << out;
+  EXPECT_NE(out.find("Nothing was changed"), std::string::npos) << out;
+  EXPECT_EQ(read_file(dll), "MZ rebuilt by another program\n");
+  EXPECT_NE(guard.now(), before) << "the PATH entry of the install is still there";
+  fs::rename(dll, dir.path() / "kept.dll");
+  ASSERT_EQ(run_command(cli("--rollback " + args), &out), 0) << out;
+  EXPECT_EQ(guard.now(), before);
+  EXPECT_EQ(diff(tree, snapshot(root)), "");
+}
