@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
-"""Runs a command on a pseudo-terminal, answers its first "Proceed?" with ANSWER, prints what it
-wrote and exits with its exit code: how the tests see a confirmation as a person at a terminal does.
+"""Runs a command on a pseudo-terminal, answers its first "Proceed? [y/N]" with ANSWER and Enter,
+prints what it wrote and exits with its exit code: how the tests see a confirmation as a person at a
+terminal does. A Windows program under Wine gets a console on that terminal, whose output carries
+escape sequences between the characters (a space is a cursor move): they and the white space are
+left out when looking for the prompt.
 
 usage: pty_run.py [--before-answer SHELL_COMMAND | --signal-at-prompt SIGNAL] ANSWER COMMAND [ARG...]
 
@@ -8,6 +11,7 @@ usage: pty_run.py [--before-answer SHELL_COMMAND | --signal-at-prompt SIGNAL] AN
 second process changing the tree while the user reads the prompt. --signal-at-prompt sends SIGNAL
 (INT, TERM, HUP) to the command instead of answering: Ctrl-C (or a kill) while the prompt waits."""
 import os
+import re
 import pty
 import signal
 import subprocess
@@ -33,13 +37,13 @@ def main():
         if not data:
             break
         out += data
-        if not sent and b"Proceed?" in out:
+        if not sent and b"Proceed?[y/N]" in re.sub(rb"\x1b\[[0-9;?]*[A-Za-z]|\s", b"", out):
             if before is not None:
                 subprocess.run(before, shell=True, check=True)
             if sig is not None:
                 os.kill(pid, sig)
             else:
-                os.write(fd, answer + b"\n")
+                os.write(fd, answer + b"\r")  # Enter: a console takes CR; a terminal turns it into LF
             sent = True
     _, status = os.waitpid(pid, 0)
     sys.stdout.write(out.decode(errors="replace"))
