@@ -7,32 +7,15 @@
 #include "cudnn_install/preview.hpp"
 #include "cudnn_install/toolkit.hpp"
 #include "cudnn_install/txn.hpp"
+#include "cudnn_install/uninstall.hpp"
 
 namespace cudnn_install::cli {
 namespace {
 
-Result<void> something_there(FileSystem& fs, const Toolkit& tk) {
-  auto history = read_history(fs, tk.root);
-  if (!history) return std::unexpected(history.error());
-  if (history->empty() && cudnn_files_in(fs, tk).empty())
-    return fail(ErrorCode::NothingToUndo, "there is no cuDNN in " + tk.root.string());
-  return {};
-}
-
-// The cuDNN files cudnn-install did not install, removed in a transaction of their own (--force).
-Result<TxnOutcome> remove_found_in_place(FileSystem& fs, const Toolkit& tk,
-                                         const std::map<std::string, ExistingFile>& left,
-                                         Interrupts* interrupts = nullptr) {
-  ApplyOptions options;
-  options.operation = "uninstall";
-  options.interrupts = interrupts;  // a signal rolls this transaction back, as it does an install
-  return apply_plan(fs, tk.root, ArchiveInfo{}, removal_plan(tk, left), options);
-}
-
 // Everything uninstall changes, on the real filesystem or on a preview of it.
 ChangeOp uninstall_op(const Toolkit& tk, bool force) {
   return [tk, force](FileSystem& fs, EnvStore* env) -> Result<ChangeSummary> {
-    if (auto there = something_there(fs, tk); !there) return std::unexpected(there.error());
+    if (auto there = check_something_to_uninstall(fs, tk); !there) return std::unexpected(there.error());
     auto undone = uninstall_all(fs, tk.root, env);
     if (!undone) return std::unexpected(undone.error());
     ChangeSummary s;
@@ -112,7 +95,7 @@ int cmd_uninstall(const Options& o) {
   const Toolkit* toolkit = &opened->toolkit;
   Session* session = &opened->session;
   answer()["toolkit"] = toolkit->root.string();
-  if (auto there = something_there(*session->fs, *toolkit); !there) return report_error(there.error(), o);
+  if (auto there = check_something_to_uninstall(*session->fs, *toolkit); !there) return report_error(there.error(), o);
   auto outside = uninstall_outside(*session->fs, *toolkit, o);
   if (!outside) return report_error(outside.error(), o);
   if (auto ok = allow_writes_outside(*outside, o, "uninstall"); !ok) return report_error(ok.error(), o);
