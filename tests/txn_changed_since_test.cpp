@@ -131,3 +131,24 @@ TEST(TxnChangedSince, ATransactionOfAnEarlierBuildWithoutTheListIsRolledBackAsBe
   ASSERT_TRUE(rolled) << "nothing to compare with: " << rolled.error().message;
   EXPECT_FALSE(fs::exists(t.root / target));
 }
+
+// A header of the first install edited by hand, then a second install over it: uninstall undoes the
+// second (putting the edited header back) and stops at the first, which would overwrite the edit.
+// Its message says what was undone before, since "nothing was changed" is about the first alone.
+TEST(TxnChangedSince, UninstallSaysWhatItUndidBeforeStoppingAtAChangedFile) {
+  Installed t;
+  write_file(t.root / "include/cudnn.h", "edited by hand after the first install\n");
+  Snapshot edited = snapshot(t.root);
+  ASSERT_TRUE(install_through(*t.real, t.root, corpus_archive(kArchive), Reading::Spool));
+  ASSERT_EQ(t.history(), 2u);
+  auto stopped = uninstall_all(*t.real, t.root);
+  ASSERT_FALSE(stopped);
+  EXPECT_EQ(stopped.error().code, ErrorCode::Conflict);
+  EXPECT_NE(stopped.error().message.find("uninstall undid 1 transaction(s) first, each one whole"), std::string::npos)
+      << stopped.error().message;
+  EXPECT_NE(stopped.error().message.find("1 remain"), std::string::npos) << stopped.error().message;
+  EXPECT_NE(stopped.error().message.find("include/cudnn.h (it holds other bytes now"), std::string::npos)
+      << stopped.error().message;
+  EXPECT_EQ(diff(edited, snapshot(t.root)), "") << "the second install undone, the edit kept";
+  EXPECT_EQ(t.history(), 1u);
+}

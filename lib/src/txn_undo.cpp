@@ -441,6 +441,18 @@ Result<void> check_still_as_placed(FileSystem& fs, const fs::path& root, const s
               changed.front());
 }
 
+// The error of the transaction uninstall stopped at, after it had undone newer ones: its message
+// ("nothing was changed") is about that transaction alone, so what was undone before is said first.
+std::unexpected<Error> undone_before(const Uninstalled& done, const Error& error) {
+  std::string ids;
+  for (const auto& u : done.undone) ids += (ids.empty() ? "" : ", ") + u.id;
+  return fail(error.code,
+              "uninstall undid " + std::to_string(done.undone.size()) + " transaction(s) first, each one whole (" +
+                  ids + "), then stopped at the next one (" + std::to_string(done.remaining) +
+                  " remain): " + error.message,
+              error.subject);
+}
+
 }  // namespace
 
 Result<HistoryItem> rollback_last(FileSystem& fs, const fs::path& root, EnvStore* env, Interrupts* interrupts) {
@@ -474,8 +486,10 @@ Result<Uninstalled> uninstall_all(FileSystem& fs, const fs::path& root, EnvStore
     // Between two undos each transaction is either whole or gone: the one place to stop.
     done.stopped_by = interrupts ? interrupts->raised(Checkpoint::NextUndo) : Interruption::None;
     if (done.stopped_by != Interruption::None) return done;
-    TRY_ASSIGN(auto item, rollback_last(fs, root, env, interrupts));
-    done.undone.push_back(std::move(item));
+    auto item = rollback_last(fs, root, env, interrupts);
+    if (!item && !done.undone.empty()) return undone_before(done, item.error());
+    if (!item) return std::unexpected(item.error());
+    done.undone.push_back(std::move(*item));
   }
 }
 
