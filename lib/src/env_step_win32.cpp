@@ -5,6 +5,7 @@
 
 #include <regex>
 
+#include "base/win32_util.hpp"
 #include "cudnn_install/env_step.hpp"
 #include "cudnn_install/loader.hpp"
 
@@ -13,13 +14,7 @@ namespace {
 
 std::u16string to_u16(const std::wstring& w) { return std::u16string(w.begin(), w.end()); }
 std::wstring to_w(std::u16string_view s) { return std::wstring(s.begin(), s.end()); }
-std::string utf8(std::u16string_view s) {
-  std::wstring w = to_w(s);
-  int n = WideCharToMultiByte(CP_UTF8, 0, w.data(), static_cast<int>(w.size()), nullptr, 0, nullptr, nullptr);
-  std::string out(static_cast<size_t>(n), '\0');
-  WideCharToMultiByte(CP_UTF8, 0, w.data(), static_cast<int>(w.size()), out.data(), n, nullptr, nullptr);
-  return out;
-}
+std::string utf8(std::u16string_view s) { return win32::narrow(to_w(s)); }
 
 std::u16string expand(std::u16string_view entry) {
   std::wstring in = to_w(entry), out(32768, L'\0');

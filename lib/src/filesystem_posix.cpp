@@ -220,11 +220,6 @@ class PosixFileSystem final : public FileSystem {
     if (path > 0) limits.path_max = static_cast<std::uint64_t>(path);
     return limits;
   }
-  Result<std::string> read_file(const fs::path& path) override {
-    std::string text;
-    TRY(read_chunks(path, [&text](std::string_view chunk) { text += chunk; }));
-    return text;
-  }
   Result<void> read_chunks(const fs::path& path, const ChunkReader& sink) override {
     int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) return os_error("cannot read", path);

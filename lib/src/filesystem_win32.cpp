@@ -179,11 +179,6 @@ class Win32FileSystem final : public FileSystem {
   }
   // The tool passes plain paths (no \\?\ prefix) to the Win32 API, which holds MAX_PATH of them.
   std::optional<NameLimits> name_limits(const fs::path&) override { return NameLimits{255, MAX_PATH}; }
-  Result<std::string> read_file(const fs::path& path) override {
-    std::string text;
-    TRY(read_chunks(path, [&text](std::string_view chunk) { text += chunk; }));
-    return text;
-  }
   Result<void> read_chunks(const fs::path& path, const ChunkReader& sink) override {
     win32::Handle h(CreateFileW(path.c_str(), GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
                                 nullptr, OPEN_EXISTING, FILE_FLAG_OPEN_REPARSE_POINT, nullptr));

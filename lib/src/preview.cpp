@@ -146,15 +146,6 @@ Result<std::optional<FileStat>> PreviewFileSystem::stat(const fs::path& path) {
   return real_.stat(path);
 }
 
-Result<std::string> PreviewFileSystem::read_file(const fs::path& path) {
-  auto node = overlaid(path);
-  if (!node) return real_.read_file(path);
-  if (!node->stat) return would_fail("cannot read", path, "it is not there");
-  if (node->content) return *node->content;
-  if (!node->source.empty()) return real_.read_file(node->source);
-  return std::string();  // created by this run: its bytes were counted, not kept
-}
-
 Result<void> PreviewFileSystem::read_chunks(const fs::path& path, const ChunkReader& sink) {
   auto node = overlaid(path);
   if (!node) return real_.read_chunks(path, sink);

@@ -360,12 +360,11 @@ namespace {
 
 // Every old file the transaction replaced or removed must still be in its backup before the undo
 // starts: without it the undo would delete the installed file and put nothing back.
-Result<void> check_backups(FileSystem& fs, const fs::path& root, const std::string& id) {
-  TRY_ASSIGN(auto begin, committed_begin(fs, root, id));
-  if (!begin) return {};
+Result<void> check_backups(FileSystem& fs, const fs::path& root, const BeginRecord& begin) {
+  const std::string& id = begin.id;
   std::string missing;
   std::size_t count = 0;
-  for (const auto& s : begin->steps) {
+  for (const auto& s : begin.steps) {
     if (!s.had_old()) continue;
     auto there = exists(fs, root / s.backup);
     if (!there)
@@ -413,16 +412,16 @@ Result<std::string> change_since(FileSystem& fs, const fs::path& path, const std
 // Undoing a transaction deletes or overwrites what is at its targets, so each must still hold what
 // the transaction left there (or nothing): a file another program or a person changed or put there
 // since would otherwise be lost. Transactions of earlier builds recorded nothing to compare with.
-Result<void> check_still_as_placed(FileSystem& fs, const fs::path& root, const std::string& id) {
-  TRY_ASSIGN(auto journal, committed_journal(fs, root, id));
-  if (!journal || journal->placed.empty()) return {};
+Result<void> check_still_as_placed(FileSystem& fs, const fs::path& root, const JournalState& journal) {
+  if (journal.placed.empty()) return {};
+  const std::string& id = journal.begin->id;
   FileStamps stamps = read_file_stamps(fs, root);
   std::vector<std::string> changed;
-  for (const auto& s : journal->begin->steps) {
-    auto placed = journal->placed.find(s.target);
-    if (s.kind == JournalStep::Kind::Place && placed == journal->placed.end()) continue;  // its bytes were not known
+  for (const auto& s : journal.begin->steps) {
+    auto placed = journal.placed.find(s.target);
+    if (s.kind == JournalStep::Kind::Place && placed == journal.placed.end()) continue;  // its bytes were not known
     std::optional<PlacedFile> what;
-    if (placed != journal->placed.end()) what = placed->second;
+    if (placed != journal.placed.end()) what = placed->second;
     fs::path path = fs::path(s.target).is_absolute() ? fs::path(s.target) : root / s.target;
     TRY_ASSIGN(auto change, change_since(fs, path, s.target, what, stamps));
     if (!change.empty()) changed.push_back(s.target + " (" + change + ")");
@@ -460,8 +459,11 @@ Result<HistoryItem> rollback_last(FileSystem& fs, const fs::path& root, EnvStore
   if (items.empty())
     return fail(ErrorCode::NothingToUndo, "nothing to roll back: no committed transaction in " + root.string());
   HistoryItem last = items.back();
-  TRY(check_backups(fs, root, last.id));
-  TRY(check_still_as_placed(fs, root, last.id));
+  TRY_ASSIGN(auto journal, committed_journal(fs, root, last.id));  // read once for both checks
+  if (journal) {
+    TRY(check_backups(fs, root, *journal->begin));
+    TRY(check_still_as_placed(fs, root, *journal));
+  }
   if (auto r = fs.append_durable(txn_paths::journal(root), undo_begin_record(last.id)); !r) {
     (void)fs.remove(txn_paths::journal(root));  // a torn "undo-begin" means nothing; nothing was changed
     return std::unexpected(r.error());

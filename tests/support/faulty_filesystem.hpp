@@ -31,7 +31,6 @@ class FaultyFileSystem final : public FileSystem {
   Result<void> sync_dir(const std::filesystem::path& path) override;
   Result<void> append_durable(const std::filesystem::path& path, std::string_view bytes) override;
   Result<std::optional<FileStat>> stat(const std::filesystem::path& path) override;
-  Result<std::string> read_file(const std::filesystem::path& path) override { return real_.read_file(path); }
   Result<void> read_chunks(const std::filesystem::path& path, const ChunkReader& sink) override {
     return real_.read_chunks(path, sink);
   }

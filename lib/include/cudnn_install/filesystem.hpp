@@ -77,10 +77,15 @@ class FileSystem {
   virtual Result<void> append_durable(const std::filesystem::path& path, std::string_view bytes) = 0;
   // lstat: symlinks are not followed; nullopt when nothing is there.
   virtual Result<std::optional<FileStat>> stat(const std::filesystem::path& path) = 0;
-  // A file's bytes, whole, or in chunks given to `sink` in order (for files too large to hold).
+  // A file's bytes in chunks given to `sink` in order (files too large to hold), or whole (read_file).
   // Symlinks are not followed.
-  virtual Result<std::string> read_file(const std::filesystem::path& path) = 0;
   virtual Result<void> read_chunks(const std::filesystem::path& path, const ChunkReader& sink) = 0;
+  Result<std::string> read_file(const std::filesystem::path& path) {
+    std::string text;
+    if (auto read = read_chunks(path, [&text](std::string_view chunk) { text += chunk; }); !read)
+      return std::unexpected(read.error());
+    return text;
+  }
   virtual Result<std::vector<std::string>> list_dir(const std::filesystem::path& path) = 0;
   // A Conflict when a running program has the file loaded or open, so that replacing it must not
   // be tried (Windows). On POSIX a rename never disturbs a running program: always fine.

@@ -49,7 +49,6 @@ class PreviewFileSystem final : public FileSystem {
   Result<void> sync_dir(const std::filesystem::path& path) override;
   Result<void> append_durable(const std::filesystem::path& path, std::string_view bytes) override;
   Result<std::optional<FileStat>> stat(const std::filesystem::path& path) override;
-  Result<std::string> read_file(const std::filesystem::path& path) override;
   Result<void> read_chunks(const std::filesystem::path& path, const ChunkReader& sink) override;
   Result<std::vector<std::string>> list_dir(const std::filesystem::path& path) override;
   Result<void> check_not_in_use(const std::filesystem::path& path) override { return real_.check_not_in_use(path); }
