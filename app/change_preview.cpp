@@ -1,5 +1,5 @@
-// What --rollback and uninstall show before they change anything: the change itself, run on a
-// filesystem that writes nothing (preview.hpp). --dry-run stops there; a real run asks about it.
+// What --rollback and uninstall show before they change anything (change.hpp): the change itself,
+// run on a filesystem that writes nothing. --dry-run stops there; a real run asks about it.
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -64,50 +64,16 @@ int report_would_fail(Error error, const Options& o) {
   return report_error(error, o);
 }
 
-Previewed preview_change(FileSystem& real, EnvStore* env, const ChangeOp& op, PreviewStart start,
-                         const std::filesystem::path& root) {
-  PreviewFileSystem fs(real);
-  PreviewEnvStore preview_env(env);
-  EnvStore* e = env ? &preview_env : nullptr;
-  Previewed p;
-  if (start == PreviewStart::RecoverFirst) {
-    auto recovered = recover(fs, root, e);
-    if (!recovered) {
-      p.failure = recovered.error();
-      return p;
-    }
-    if (recovered->what != Recovery::What::Nothing)
-      p.headline.push_back("first: finish the interrupted transaction " + recovered->id +
-                           " (as every real run does before anything else)");
-  }
-  auto done = op(fs, e);
-  if (!done)
-    p.failure = done.error();
-  else
-    p.headline.insert(p.headline.end(), done->headline.begin(), done->headline.end()), p.after = done->after;
-  p.changes = fs.changes();
-  for (const auto& [key, value] : preview_env.written()) p.env_written[key] = value.has_value();
-  return p;
-}
-
-int dry_run_change(const Toolkit& toolkit, const ChangeOp& op, const Options& o,
-                   const std::vector<OutsideDir>& outside) {
-  auto real = make_real_filesystem();
-  auto env = open_env_store();
-  Previewed p;
-  if (auto lock = check_state_lock_possible(*real, toolkit.root); !lock)
-    p.failure = lock.error();
-  else
-    p = preview_change(*real, env.get(), op, PreviewStart::RecoverFirst, toolkit.root);
-  if (p.failure) return report_would_fail(*p.failure, o);
+int report_change_preview(const Toolkit& toolkit, const ChangePreview& preview, const Options& o) {
+  const Previewed& p = preview.preview;
   answer()["toolkit"] = toolkit.root.string();
   answer()["dry_run"] = true;
   answer()["changed"] = !p.changes.empty();  // what the real run would do
   answer()["changes"] = changes_json(p.changes);
   print_previewed(p, toolkit.root, o);  // nothing with --json or -q
-  warn_about_outside_dirs(outside, o);
+  warn_about_outside_dirs(preview.outside, o);
   if (o.format == Format::Json) return 0;
-  if (!outside.empty() && o.verbosity != Verbosity::Quiet)
+  if (!preview.outside.empty() && o.verbosity != Verbosity::Quiet)
     std::cout << "the real run asks before changing files outside the toolkit (or needs --yes without a terminal)\n";
   std::cout << "dry run: nothing was written.\n";
   return 0;
@@ -126,13 +92,17 @@ Result<void> allow_writes_outside(const std::vector<OutsideDir>& outside, const 
                                     "Nothing was changed.");
 }
 
-Result<void> preview_and_confirm(const Toolkit& toolkit, Session& session, const ChangeOp& op, const char* doing,
-                                 const Options& o) {
-  if (o.confirm == Confirm::AssumeYes) return {};
-  Previewed p = preview_change(*session.fs, session.env.get(), op, PreviewStart::AsIs, toolkit.root);
-  if (p.failure) return std::unexpected(*p.failure);
-  print_previewed(p, toolkit.root, o);
-  return confirm(o, doing, session.interrupts.get());
+ChangeHooks change_hooks(const Session& session, const Toolkit& toolkit, const Options& o, const char* doing) {
+  ChangeHooks hooks;
+  hooks.allow_outside = [&o, doing](const std::vector<OutsideDir>& outside) {
+    return allow_writes_outside(outside, o, doing);
+  };
+  if (o.confirm == Confirm::AssumeYes) return hooks;
+  hooks.approve = [&session, &toolkit, &o, doing](const Previewed& p) -> Result<void> {
+    print_previewed(p, toolkit.root, o);
+    return confirm(o, doing, session.interrupts.get());
+  };
+  return hooks;
 }
 
 }  // namespace cudnn_install::cli

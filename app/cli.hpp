@@ -11,6 +11,7 @@
 #include <memory>
 
 #include "answer.hpp"
+#include "cudnn_install/change.hpp"
 #include "cudnn_install/doctor.hpp"
 #include "cudnn_install/env.hpp"
 #include "cudnn_install/env_step.hpp"
@@ -154,35 +155,16 @@ int cmd_doctor(const Options& options);
 // A signal while it waits for the answer is an ErrorCode::Interrupted (Terminated, HungUp) error.
 Result<void> confirm(const Options& options, const std::string& doing, Interrupts* interrupts = nullptr);
 
-// A change of an installed toolkit (--rollback, uninstall) as a function of the filesystem and
-// PATH store it runs on, so that the same code runs for real and on a preview (preview.hpp).
-struct ChangeSummary {
-  std::vector<std::string> headline;  // what is undone, before the list of changes
-  std::vector<std::string> after;     // what follows it (ldconfig, files left in place)
-};
-using ChangeOp = std::function<Result<ChangeSummary>(FileSystem&, EnvStore*)>;
-enum class PreviewStart { AsIs, RecoverFirst };
-struct Previewed {
-  std::vector<std::string> headline, after;
-  std::vector<PreviewChange> changes;
-  std::map<std::pair<EnvScope, std::string>, bool> env_written;  // PATH values set (true) or erased
-  std::optional<Error> failure;                                  // where the real run would stop
-};
-Previewed preview_change(FileSystem& real, EnvStore* env, const ChangeOp& op, PreviewStart start,
-                         const std::filesystem::path& root);
-// --dry-run of a change: the preview printed, nothing written (no lock, no log), and the exit code
-// the real run would give ("would fail: ..."); `outside`: the directories outside the toolkit's real
-// path it changes, named as warnings (the real run asks about them).
-int dry_run_change(const Toolkit& toolkit, const ChangeOp& op, const Options& options,
-                   const std::vector<OutsideDir>& outside = {});
+// --dry-run of a change of an installed toolkit (change.hpp): the preview printed and its
+// directories outside the toolkit's real path named as warnings (the real run asks about them).
+int report_change_preview(const Toolkit& toolkit, const ChangePreview& preview, const Options& options);
 // Names every directory a change writes in (or removes from) that is outside the toolkit's real
 // path (a symlink or junction: lib64 -> /elsewhere), as a warning. Such a change needs the user's
 // yes at the prompt or --yes: without a terminal it is refused, saying why and how to go on.
 Result<void> allow_writes_outside(const std::vector<OutsideDir>& outside, const Options& o, const std::string& doing);
-
-// Before a real change: the preview shown and confirmed (unless --yes).
-Result<void> preview_and_confirm(const Toolkit& toolkit, Session& session, const ChangeOp& op, const char* doing,
-                                 const Options& options);
+// The hooks of a real change: the directories outside allowed as above, then (unless --yes) the
+// preview shown and confirmed. `doing`: "roll back", "uninstall".
+ChangeHooks change_hooks(const Session& session, const Toolkit& toolkit, const Options& options, const char* doing);
 int cmd_status(const Options& options);
 int cmd_verify(const Options& options);
 // The hidden argument that makes this program the runtime probe's child: `cudnn-install __probe LIB`.

@@ -1,33 +1,16 @@
 // `cudnn-install --rollback`: undo the newest committed transaction, byte for byte.
 #include <iostream>
-#include <memory>
 
 #include "cli.hpp"
-#include "cudnn_install/preview.hpp"
+#include "cudnn_install/rollback.hpp"
 #include "cudnn_install/toolkit.hpp"
 #include "cudnn_install/txn.hpp"
 
 namespace cudnn_install::cli {
 namespace {
 
-// The rollback itself, on the real filesystem or on a preview of it; `undone`, when given, gets
-// the transaction it undid (a dry run's answer names it).
-ChangeOp rollback_op(const std::filesystem::path& root, std::shared_ptr<HistoryItem> undone = nullptr) {
-  return [root, undone](FileSystem& fs, EnvStore* env) -> Result<ChangeSummary> {
-    auto item = rollback_last(fs, root, env);
-    if (!item) return std::unexpected(item.error());
-    if (undone) *undone = *item;
-    ChangeSummary s;
-    s.headline.push_back("roll back transaction " + item->id + " (" + item->operation + " of cuDNN " +
-                         item->cudnn_version + " from " + item->archive + ", " + item->time + "):");
-    if (!item->outside_root.empty()) s.after.push_back("then run ldconfig (the loader configuration changes)");
-    return s;
-  };
-}
-
-// An interrupted install (or --rollback) was the newest change, and opening the session just undid
-// (or finished undoing) it: that is the one undo asked for. The committed transaction before it
-// stays until --rollback is run again, so one --rollback never undoes two transactions.
+// Opening the session undid (or finished undoing) an interrupted install or rollback: that was
+// the one undo asked for (rollback.hpp).
 int report_recovery_only(const Recovery& r, const Toolkit& toolkit, const Options& o) {
   bool install = r.what == Recovery::What::RolledBack;
   answer()["changed"] = true;
@@ -56,25 +39,29 @@ int rolled_back_despite(Interruption signal, const HistoryItem& undone, const To
       o);
 }
 
-// The directories outside the toolkit's real path the rollback restores into or removes from: named,
-// and allowed only at the prompt or with --yes, as an install's are.
-Result<void> allow_rollback_outside(FileSystem& fs, const Toolkit& toolkit, const Options& o) {
-  auto outside = dirs_outside_real_root_of_undo(fs, toolkit.root, UndoScope::Newest);
-  if (!outside) return std::unexpected(outside.error());
-  return allow_writes_outside(*outside, o, "roll back");
+void answer_transaction(const HistoryItem& item) {
+  answer()["transaction"] = {{"id", item.id}, {"archive", item.archive}, {"cudnn_version", item.cudnn_version}};
 }
 
 int dry_run_rollback(const Options& o) {
   auto toolkit = choose_cli_toolkit(o, ToolkitPurpose::Inspect);
   if (!toolkit) return report_error(toolkit.error(), o);
-  auto outside = dirs_outside_real_root_of_undo(*make_real_filesystem(), toolkit->root, UndoScope::Newest);
-  if (!outside) return report_would_fail(outside.error(), o);
-  auto undone = std::make_shared<HistoryItem>();
-  int rc = dry_run_change(*toolkit, rollback_op(toolkit->root, undone), o, *outside);
-  if (rc == 0)  // the transaction the real run would undo
-    answer()["transaction"] = {
-        {"id", undone->id}, {"archive", undone->archive}, {"cudnn_version", undone->cudnn_version}};
+  auto env = open_env_store();
+  auto preview = preview_rollback(*make_real_filesystem(), env.get(), *toolkit);
+  if (!preview) return report_would_fail(preview.error(), o);
+  int rc = report_change_preview(*toolkit, preview->change, o);
+  answer_transaction(preview->undone);  // the transaction the real run would undo
   return rc;
+}
+
+int report_rolled_back(const HistoryItem& undone, const Toolkit& toolkit, const Options& o) {
+  answer()["changed"] = true;
+  answer()["toolkit"] = toolkit.root.string();
+  answer_transaction(undone);
+  if (o.format == Format::Text && o.verbosity != Verbosity::Quiet)
+    std::cout << "rolled back transaction " << undone.id << " (cuDNN " << undone.cudnn_version << " from "
+              << undone.archive << "): " << toolkit.root.string() << " is as it was before.\n";
+  return 0;
 }
 
 }  // namespace
@@ -83,30 +70,14 @@ int cmd_rollback(const Options& o) {
   if (o.mode == Mode::DryRun) return dry_run_rollback(o);
   auto opened = open_toolkit_session(o);
   if (!opened) return report_error(opened.error(), o);
-  const Toolkit* toolkit = &opened->toolkit;
-  if (auto r = opened->session.recovered;
-      r.what == Recovery::What::RolledBack || r.what == Recovery::What::UndoFinished)
-    return report_recovery_only(r, *toolkit, o);
-  if (auto ok = allow_rollback_outside(*opened->session.fs, *toolkit, o); !ok) return report_error(ok.error(), o);
-  if (auto ok = preview_and_confirm(*toolkit, opened->session, rollback_op(toolkit->root), "roll back", o); !ok)
-    return report_error(ok.error(), o);
-  Interrupts* interrupts = opened->session.interrupts.get();
-  if (auto go = stop_if_interrupted(interrupts, Checkpoint::NextUndo); !go)
-    return report_error(Error{go.error().code, go.error().message + ": nothing was changed.", ""}, o);
-  auto undone = rollback_last(*opened->session.fs, toolkit->root, opened->session.env.get(), interrupts);
-  if (!undone) return report_error(undone.error(), o);
-  after_env_change({!undone->outside_root.empty(), !undone->path_entry.empty()}, o);
-  answer()["changed"] = true;
-  answer()["toolkit"] = toolkit->root.string();
-  answer()["transaction"] = {
-      {"id", undone->id}, {"archive", undone->archive}, {"cudnn_version", undone->cudnn_version}};
-  if (o.format == Format::Text && o.verbosity != Verbosity::Quiet)
-    std::cout << "rolled back transaction " << undone->id << " (cuDNN " << undone->cudnn_version << " from "
-              << undone->archive << "): " << toolkit->root.string() << " is as it was before.\n";
-  if (auto signal = interrupts ? interrupts->raised(Checkpoint::NextUndo) : Interruption::None;
-      signal != Interruption::None)
-    return rolled_back_despite(signal, *undone, *toolkit, o);
-  return 0;
+  const Toolkit& toolkit = opened->toolkit;
+  auto done = rollback(opened->session, toolkit, change_hooks(opened->session, toolkit, o, "roll back"));
+  if (!done) return report_error(done.error(), o);
+  if (!done->undone) return report_recovery_only(done->recovered, toolkit, o);
+  after_env_change({!done->undone->outside_root.empty(), !done->undone->path_entry.empty()}, o);
+  int rc = report_rolled_back(*done->undone, toolkit, o);
+  if (done->late_signal != Interruption::None) return rolled_back_despite(done->late_signal, *done->undone, toolkit, o);
+  return rc;
 }
 
 }  // namespace cudnn_install::cli
