@@ -142,8 +142,6 @@ void after_env_change(const EnvChanged& changed, const Options& options);
 bool is_terminal(int fd);
 // The one process runner of this run (the library's, no shell).
 ProcessRunner& process_runner();
-// The first line a program prints, or "" when it cannot run or fails.
-std::string first_output_line(const std::vector<std::string>& argv);
 int cmd_rollback(const Options& options);
 // `fetch VERSION`, `list`, and `cudnn-install VERSION` (resolve, download, then cmd_install).
 int cmd_fetch(const Options& options);

@@ -37,16 +37,6 @@ void after_env_change(const EnvChanged& changed, const Options& o) {
         << "PATH changed: programs started from now on see it; running ones (and open terminals) keep the old PATH.\n";
 }
 
-std::string first_output_line(const std::vector<std::string>& argv) {
-  RunOptions options;
-  options.timeout = std::chrono::seconds(30);
-  auto ran = process_runner().run(argv, options);
-  if (!ran || !ran->succeeded()) return "";
-  std::string out = ran->out.substr(0, ran->out.find('\n'));
-  while (!out.empty() && (out.back() == '\r' || out.back() == ' ')) out.pop_back();
-  return out;
-}
-
 int report_error(const Error& error, const Options& options) {
   spdlog::debug("error {}: {}", to_string(error.code), error.message);
   if (options.format == Format::Json)

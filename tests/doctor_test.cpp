@@ -152,6 +152,51 @@ TEST(Doctor, AnOldDriverReportedByNvidiaSmiOnPath) {
   EXPECT_NE((*f)["summary"].get<std::string>().find("575.51.03"), std::string::npos) << j.dump(2);
 }
 
+namespace {
+
+// Answers nvidia-smi with a driver version and refuses every other program (the probe child).
+class ScriptedRunner final : public ProcessRunner {
+ public:
+  std::vector<std::vector<std::string>> ran;
+  Result<ProcessOutput> run(const std::vector<std::string>& argv, const RunOptions&) override {
+    ran.push_back(argv);
+    if (argv.at(0) != "nvidia-smi") return fail(ErrorCode::Io, "cannot start " + argv.at(0));
+    ProcessOutput out;
+    out.out = "575.51.03 \r\n";
+    return out;
+  }
+};
+
+}  // namespace
+
+// The library's diagnose gathers through its services: the probe child and nvidia-smi through the
+// runner, the Python environment from its function.
+TEST(Doctor, DiagnoseGathersThroughItsServices) {
+  TempDir dir;
+  if (!healthy_tree(dir.path() / "cuda")) GTEST_SKIP() << "no real cuDNN on this machine";
+  ToolkitSearch search;
+  auto toolkit = probe_toolkit(dir.path() / "cuda", "--cuda-root", search);
+  ASSERT_TRUE(toolkit) << toolkit.error().message;
+  ScriptedRunner runner;
+  DoctorServices services{runner};
+  services.probe_command = {"probe-child"};
+  int asked_python = 0;
+  services.python_environment = [&] {
+    ++asked_python;
+    return PythonEnvironment{};
+  };
+  auto findings = diagnose(*toolkit, services);
+  ASSERT_TRUE(findings) << findings.error().message;
+  EXPECT_EQ(asked_python, 1);
+  bool probed = false, driver = false;
+  for (const auto& argv : runner.ran) probed |= argv.at(0) == "probe-child";
+  EXPECT_TRUE(probed);
+  for (const auto& f : *findings)
+    driver |= f.check == "driver" && f.severity == Severity::Error &&
+              f.evidence.at(0) == "nvidia-smi: driver_version = 575.51.03";
+  EXPECT_TRUE(driver) << "nvidia-smi's first line, trimmed, is the driver version";
+}
+
 // ---- check 6: the CUDA major of cuDNN, the toolkit, PyTorch and TensorFlow ----
 
 namespace {

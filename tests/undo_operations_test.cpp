@@ -235,7 +235,10 @@ TEST(UninstallOperation, AFaultAtAnyWriteLeavesTheTreeWholeAfterRecovery) {
     EXPECT_TRUE(!done || done->removal_failed) << "a fault at write " << fail_at << " was not reported";
     ASSERT_TRUE(recover(*t.real, t.root)) << fail_at;
     Snapshot now = snapshot(t.root);
-    std::string state = now == t.installed ? "installed" : now == t.before ? "undone" : now == removed_all ? "removed" : "";
+    std::string state = now == t.installed   ? "installed"
+                        : now == t.before    ? "undone"
+                        : now == removed_all ? "removed"
+                                             : "";
     EXPECT_NE(state, "") << "fault at write " << fail_at << " (" << counted.ops[fail_at - 1]
                          << "): " << diff(t.before, now);
     ++outcomes[state];

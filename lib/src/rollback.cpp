@@ -19,9 +19,8 @@ ChangeOp rollback_change(const std::filesystem::path& root, std::shared_ptr<Hist
 
 Result<RollbackPreview> preview_rollback(FileSystem& real, EnvStore* env, const Toolkit& toolkit) {
   auto undone = std::make_shared<HistoryItem>();
-  TRY_ASSIGN(auto change,
-             dry_run_change(real, env, toolkit.root, rollback_change(toolkit.root, undone),
-                            dirs_outside_real_root_of_undo(real, toolkit.root, UndoScope::Newest)));
+  TRY_ASSIGN(auto change, dry_run_change(real, env, toolkit.root, rollback_change(toolkit.root, undone),
+                                         dirs_outside_real_root_of_undo(real, toolkit.root, UndoScope::Newest)));
   return RollbackPreview{std::move(change), *undone};
 }
 

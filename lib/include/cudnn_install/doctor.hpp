@@ -1,6 +1,7 @@
 // doctor: what is wrong with a cuDNN setup and how to fix it. Each finding has a severity, the
-// evidence (paths, versions) and the fix. run_doctor is pure over its inputs (gathered by the CLI).
+// evidence (paths, versions) and the fix. run_doctor is pure over its inputs; diagnose gathers them.
 #pragma once
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -10,6 +11,7 @@
 #include "cudnn_install/env.hpp"
 #include "cudnn_install/frameworks.hpp"
 #include "cudnn_install/loader.hpp"
+#include "cudnn_install/process.hpp"
 #include "cudnn_install/toolkit.hpp"
 #include "cudnn_install/verify.hpp"
 
@@ -46,6 +48,18 @@ struct DoctorInputs {
 };
 
 std::vector<Finding> run_doctor(const DoctorInputs& inputs);
+
+// What `doctor` gathers from the machine besides the toolkit.
+struct DoctorServices {
+  explicit DoctorServices(ProcessRunner& process_runner) : runner(process_runner) {}
+  ProcessRunner& runner;                   // verify's runtime probe, nvidia-smi
+  std::vector<std::string> probe_command;  // verify's child: the CLI with its hidden probe argument
+  std::function<PythonEnvironment()> python_environment = current_python_environment;
+};
+// The whole `doctor`: verify (static checks and the runtime probe), the platform's evidence
+// (add_env_evidence), cuDNN files of another major, the frameworks of the active Python
+// environment and nvidia-smi's driver, then run_doctor over all of it (doctor_gather.cpp).
+Result<std::vector<Finding>> diagnose(const Toolkit& toolkit, DoctorServices& services);
 
 // Minimum driver for a CUDA major (CUDA's release notes), nullopt when unknown (Windows, CUDA 13:
 // NVIDIA's release notes no longer state it).
