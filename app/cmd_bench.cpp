@@ -80,7 +80,7 @@ Result<BenchOptions> options_from(const BenchFlags& f) {
   return o;
 }
 
-int run(BenchRequest request, const Options& o) {
+int run(const BenchRequest& request, const Options& o) {
   BenchServices services = system_bench_services();
   if (o.verbosity != Verbosity::Quiet)  // stderr: JSON on stdout stays one object
     services.on_result = [](const BenchResult& r) { std::cerr << render_bench_progress(r); };
@@ -128,7 +128,7 @@ int cmd_bench(const Options& o) {
   request.library = o.bench.library;
   request.cuda_root = o.cuda_root;
   request.options = *options;
-  return run(std::move(request), o);
+  return run(request, o);
 }
 
 int run_post_install_bench(const Toolkit& toolkit, const Options& o) {
@@ -137,7 +137,7 @@ int run_post_install_bench(const Toolkit& toolkit, const Options& o) {
   BenchRequest request;
   request.toolkit = toolkit;
   request.options = quick_bench_options();
-  return run(std::move(request), o);
+  return run(request, o);
 }
 
 }  // namespace cudnn_install::cli

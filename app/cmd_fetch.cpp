@@ -122,6 +122,7 @@ int cmd_list(const Options& o) {
   std::optional<CudnnVersion> installed;
   if (cuda->toolkit) installed = installed_cudnn_version(*cuda->toolkit);
   auto is_installed = [&](const Release& r) { return installed && installed->same_release(r.version); };
+  std::string installed_in = cuda->toolkit ? "              (installed in " + cuda->toolkit->root.string() + ")\n" : "";
   if (o.format == Format::Json) {
     nlohmann::json all = nlohmann::json::array();
     for (const auto& r : releases) {
@@ -137,7 +138,7 @@ int cmd_list(const Options& o) {
   for (const auto& r : releases)
     std::cout << fmt::format("{} {:<11} {:<58} {:>8}  {}\n", is_installed(r) ? "*" : " ", r.version_text, r.file_name,
                              r.size ? fmt::format("{} MB", (r.size + 500'000) / 1'000'000) : "?", r.source)
-              << (is_installed(r) ? "              (installed in " + cuda->toolkit->root.string() + ")\n" : "");
+              << (is_installed(r) ? installed_in : "");
   if (releases.empty()) std::cout << "none: try another --cuda or --platform\n";
   return 0;
 }

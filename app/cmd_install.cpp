@@ -122,8 +122,7 @@ int interrupted_after_commit(Interruption late, const Toolkit& toolkit, const Tx
 }
 
 // What the install did, then the verification; returns the exit code.
-int report_installed(const InstallResult& result, const Toolkit& toolkit, const Options& o) {
-  const TxnOutcome& txn = *result.txn;
+int report_installed(const InstallResult& result, const TxnOutcome& txn, const Toolkit& toolkit, const Options& o) {
   const Plan& plan = result.planned.plan;
   answer()["result"] = "installed";
   answer()["changed"] = true;
@@ -259,7 +258,7 @@ int cmd_install(const Options& o) {
   session->interrupts.reset();  // from here on (verify, the benchmark) a signal ends the process as usual
   int rc = result->late_signal != Interruption::None
                ? interrupted_after_commit(result->late_signal, *toolkit, *result->txn, o)
-               : report_installed(*result, *toolkit, o);
+               : report_installed(*result, *result->txn, *toolkit, o);
   report_still_running_old(replaced, o);
   after_env_change(env_changed_by(result->planned.plan), o);
   point_to_doctor(result->planned.runtime_needs, *toolkit, o);

@@ -137,7 +137,7 @@ class StdoutToStderr {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int run_command_line(int argc, char** argv) {
   using namespace cudnn_install::cli;
   const std::vector<std::string> args = cudnn_install::command_line_arguments(argc, argv);
   const cudnn_install::Utf8Console console;
@@ -190,6 +190,7 @@ int main(int argc, char** argv) {
   int rc = 0;
   try {
     std::vector<const char*> pointers;
+    pointers.reserve(args.size());
     for (const auto& arg : args) pointers.push_back(arg.c_str());
     app.parse(static_cast<int>(pointers.size()), pointers.data());
     o.mode = dry_run ? Mode::DryRun : Mode::Apply;
@@ -209,4 +210,17 @@ int main(int argc, char** argv) {
   }
   if (o.format == Format::Json) std::cout << answer().to_json(rc).dump(2) << "\n";
   return rc;
+}
+
+// The library reports failures as values; an exception reaching here is a bug in this program. It is
+// said plainly, with its own exit code, instead of aborting.
+int main(int argc, char** argv) {
+  try {
+    return run_command_line(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "cudnn-install: internal error (a bug; please report it): %s\n", e.what());
+  } catch (...) {
+    std::fprintf(stderr, "cudnn-install: internal error (a bug; please report it)\n");
+  }
+  return 70;
 }

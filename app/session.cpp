@@ -54,7 +54,7 @@ class PausingInterrupts final : public Interrupts {
       : real_(std::move(real)), pause_at_(pause_at) {}
   Interruption raised(Checkpoint at) override {
     if (at == pause_at_ && !paused_.exchange(true)) {
-      std::cerr << "cudnn-install: test hook: paused " << describe(at) << ", waiting for a signal" << std::endl;
+      std::cerr << "cudnn-install: test hook: paused " << describe(at) << ", waiting for a signal\n" << std::flush;
       while (real_->raised(at) == Interruption::None) std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
     return real_->raised(at);

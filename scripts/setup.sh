@@ -10,6 +10,7 @@ packages=(
   libcli11-dev libfmt-dev libspdlog-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev
   clang-format             # scripts/lint.sh, the style check of the suite
+  clang-tidy-22            # scripts/tidy.sh (bookworm-security; 14-16 cannot parse libstdc++ 12's <expected>, 19 is 9x slower)
   dpkg-dev file            # cpack's DEB (dpkg-shlibdeps) in the package test
   clang-16 libclang-rt-16-dev   # scripts/fuzz.sh (libFuzzer)
   bc time                  # bench/install-speed.sh

@@ -83,7 +83,7 @@ Result<CudnnVersion> parse_version_header(const std::string& text, const std::st
   if (!major || !minor || !patch)
     return fail(ErrorCode::BadArchive,
                 "'" + entry_name + "' does not define CUDNN_MAJOR, CUDNN_MINOR and CUDNN_PATCHLEVEL", entry_name);
-  return CudnnVersion{*major, *minor, *patch, std::nullopt};
+  return CudnnVersion{*major, *minor, patch, std::nullopt};
 }
 
 Result<ArchiveInfo> inspect_listing(Listing listing, std::optional<ArchiveName> name, Container container) {

@@ -14,7 +14,9 @@ class ProgressReporter {
       : progress_(progress), reader_(reader), file_bytes_(file_bytes) {}
 
   void decoded(std::uint64_t bytes) {
-    if (!progress_ || (unreported_ += bytes) < kEvery) return;
+    if (!progress_) return;
+    unreported_ += bytes;
+    if (unreported_ < kEvery) return;
     unreported_ = 0;
     progress_(std::min(reader_.file_bytes_read(), file_bytes_), file_bytes_);
   }

@@ -1,5 +1,7 @@
 // Refuses every entry that could write outside the toolkit or that is not a plain file or a
 // same-directory symlink. Runs on the listing, before anything is written anywhere.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
 #include <map>
@@ -46,7 +48,7 @@ std::string windows_unfit(const std::string& name) {
       return "has a component ending in a dot or a space ('" + part + "'), which Windows drops";
     std::string base = util::lower(part.substr(0, part.find('.')));
     while (base.ends_with(' ')) base.pop_back();
-    if (devices.contains(base)) return "is named after the Windows device '" + base + "' ('" + part + "')";
+    if (devices.contains(base)) return fmt::format("is named after the Windows device '{}' ('{}')", base, part);
   }
   return {};
 }

@@ -121,10 +121,12 @@ class TarReader final : public ArchiveReader {
     archive_read_support_filter_gzip(a);
     archive_read_support_format_tar(a);
     int rc = ARCHIVE_OK;
-    if (!bytes_.empty() || path_.empty())
+    if (!bytes_.empty() || path_.empty()) {
       rc = archive_read_open_memory(a, bytes_.data(), bytes_.size());
-    else if (!(o.xz = open_xz_threaded(a, path_, &rc)))
-      rc = archive_read_open_filename(a, path_.c_str(), 1 << 20);
+    } else {
+      o.xz = open_xz_threaded(a, path_, &rc);
+      if (!o.xz) rc = archive_read_open_filename(a, path_.c_str(), 1 << 20);
+    }
     if (rc != ARCHIVE_OK) {
       auto r = corrupt(a, "cannot open");
       return std::unexpected(r.error());

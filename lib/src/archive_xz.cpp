@@ -95,7 +95,7 @@ bool starts_with_xz_magic(std::FILE* f) {
   unsigned char magic[6] = {};
   bool xz = std::fread(magic, 1, 6, f) == 6 && magic[0] == 0xFD && magic[1] == '7' && magic[2] == 'z' &&
             magic[3] == 'X' && magic[4] == 'Z' && magic[5] == 0;
-  std::rewind(f);
+  std::fseek(f, 0, SEEK_SET);  // (the caller checks the stream when it reads)
   return xz;
 }
 

@@ -127,6 +127,7 @@ class ZipReader final : public ArchiveReader {
   // Largest first, each to the worker with the least so far: the workers finish close together.
   static std::vector<std::vector<const Job*>> share_out(const std::vector<Job>& jobs, unsigned workers) {
     std::vector<const Job*> order;
+    order.reserve(jobs.size());
     for (const auto& j : jobs) order.push_back(&j);
     std::stable_sort(order.begin(), order.end(),
                      [](const Job* a, const Job* b) { return a->compressed > b->compressed; });

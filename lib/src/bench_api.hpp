@@ -196,6 +196,7 @@ class DeviceBuffer {
   ~DeviceBuffer();
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  // NOLINTNEXTLINE(performance-no-int-to-ptr): a device address, which cuDNN takes as a pointer
   void* get() const { return reinterpret_cast<void*>(ptr_); }
   CUdeviceptr address() const { return ptr_; }
   bool ok() const { return ptr_ != 0; }

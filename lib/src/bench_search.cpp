@@ -81,6 +81,7 @@ template <class Candidates>
 auto fastest_of(Candidates& all, size_t n) {
   using C = std::remove_reference_t<decltype(all.front())>;
   std::vector<C*> order;
+  order.reserve(all.size());
   for (auto& c : all) order.push_back(&c);
   std::stable_sort(order.begin(), order.end(), [](C* a, C* b) { return a->search_ms < b->search_ms; });
   if (order.size() > n) order.resize(n);
@@ -111,13 +112,14 @@ std::vector<Search::Checked> Search::check_finalists(const CheckHooks& hooks, co
     ++stats_.rejected;
     if (!first_wrong) first_wrong = std::move(checked);
   }
-  if (passed.empty()) passed.push_back(std::move(*first_wrong));
+  if (passed.empty() && first_wrong) passed.push_back(std::move(*first_wrong));
   return passed;
 }
 
 // Times the finalists interleaved with the full counts; records them; the best kernel median wins.
 const Search::Checked* Search::time_finalists(const std::vector<Checked>& finalists) {
   std::vector<Execute> runs;
+  runs.reserve(finalists.size());
   for (const Checked& f : finalists) runs.push_back(f.candidate->run);
   auto timings = measure_interleaved(gpu_.libs.cu, gpu_.stream, options_.timing, runs);
   const Checked* best = nullptr;

@@ -160,10 +160,13 @@ void finish_timing(Timing& t, std::vector<double> samples, bool failed) {
 
 }  // namespace
 
+// Called with members (kernel() returns a reference to one), never with temporaries.
+// NOLINTBEGIN(bugprone-return-const-ref-from-parameter)
 const Timing& faster_of(const Timing& graph, const Timing& back_to_back) {
   if (graph.measured && (!back_to_back.measured || graph.ms.median <= back_to_back.ms.median)) return graph;
   return back_to_back;
 }
+// NOLINTEND(bugprone-return-const-ref-from-parameter)
 
 std::vector<KernelTimings> measure_interleaved(const Driver& cu, void* stream, const TimingCounts& counts,
                                                const std::vector<Execute>& runs) {

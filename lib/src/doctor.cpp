@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "base/util.hpp"
 #include "cudnn_install/report.hpp"
 #include "cudnn_install/shell_quote.hpp"
 
@@ -94,8 +95,7 @@ void check_runtime(const DoctorInputs& in, std::vector<Finding>& out) {
   }
 }
 
-std::string framework_fix(const Framework& f, int ours) {
-  int theirs = *f.cuda_major();
+std::string framework_fix(const Framework& f, int theirs, int ours) {
   std::string other_stack = fmt::format(
       "or install the cuDNN archive for CUDA {0} (\"_cuda{0}\" in its name) into a CUDA {0} toolkit", theirs);
   if (f.name == "PyTorch")
@@ -122,22 +122,23 @@ void check_cuda_major(const DoctorInputs& in, std::vector<Finding>& out) {
          fmt::format("install the cuDNN archive for CUDA {0} (\"_cuda{0}\" in its name): cudnn-install ARCHIVE",
                      toolkit_major)});
   int ours = cudart > 0 ? static_cast<int>(cudart / 1000) : toolkit_major;
-  int cudnn_major = std::atoi(in.verify.header_version.c_str());  // "9.19.0" -> 9
+  int cudnn_major = util::leading_int(in.verify.header_version).value_or(0);  // "9.19.0" -> 9
   for (const auto& f : in.frameworks) {
     std::string what = f.name + (f.version.empty() ? "" : " " + f.version);
-    if (!f.cuda_major()) {
+    std::optional<int> theirs = f.cuda_major();
+    if (!theirs) {
       out.push_back({"cuda-major",
                      Severity::Info,
                      what + " is a CPU-only build: it does not use cuDNN",
                      {f.where},
                      "install its CUDA " + std::to_string(ours) + " build to use the GPU"});
-    } else if (*f.cuda_major() != ours) {
+    } else if (*theirs != ours) {
       out.push_back(
           {"cuda-major",
            Severity::Warning,
            fmt::format("{} is built for CUDA {}, this cuDNN for CUDA {}: it cannot use this cuDNN", what, f.cuda, ours),
            {f.where},
-           framework_fix(f, ours)});
+           framework_fix(f, *theirs, ours)});
     } else if (f.cudnn_major && *f.cudnn_major != cudnn_major) {
       out.push_back({"cuda-major",
                      Severity::Warning,

@@ -5,6 +5,7 @@
 
 #include <cstdio>
 
+#include "base/util.hpp"
 #include "cudnn_install/doctor.hpp"
 #include "cudnn_install/windows_runtime.hpp"
 
@@ -18,9 +19,12 @@ struct MajorMinor {
 
 // The installed cuDNN, from verify's reading of cudnn_version.h ("8.9.5").
 std::optional<MajorMinor> installed_version(const DoctorInputs& in) {
-  MajorMinor v{0, 0, in.verify.header_version};
-  if (std::sscanf(v.text.c_str(), "%d.%d", &v.major, &v.minor) != 2) return std::nullopt;
-  return v;
+  std::string_view text = in.verify.header_version;
+  auto major = util::leading_number<int>(text);
+  if (!major || major->second >= text.size() || text[major->second] != '.') return std::nullopt;
+  auto minor = util::leading_number<int>(text.substr(major->second + 1));
+  if (!minor) return std::nullopt;
+  return MajorMinor{major->first, minor->first, in.verify.header_version};
 }
 
 // zlibwapi.dll and the VC++ runtime: the rules the plan and verify use too (windows_runtime.hpp).

@@ -160,11 +160,12 @@ std::string env_state(const Toolkit& tk) {
   for (EnvScope scope : {EnvScope::System, EnvScope::User}) {
     auto value = store->read(scope, "Path");
     if (!value || !*value) continue;
-    auto entries = split_path_value(value_text(**value));
+    const RegValue& path = **value;
+    auto entries = split_path_value(value_text(path));
     for (std::size_t i = 0; i < entries.size(); ++i)
       if (!entries[i].empty() && comparable_entry(expand(entries[i])) == comparable_entry(q.dir))
         out += std::string(out.empty() ? "" : "; ") + "entry " + std::to_string(i + 1) + " of the " +
-               scope_word(scope) + " PATH (" + ((*value)->type == kRegExpandSz ? "REG_EXPAND_SZ" : "REG_SZ") + ")";
+               scope_word(scope) + " PATH (" + (path.type == kRegExpandSz ? "REG_EXPAND_SZ" : "REG_SZ") + ")";
   }
   return ours.string() + (out.empty() ? " is not on PATH (cudnn-install ARCHIVE adds it)" : " is " + out);
 }

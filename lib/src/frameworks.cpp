@@ -80,7 +80,7 @@ std::optional<Framework> parse_torch_version_py(std::string_view text) {
   auto v = match(text, version, 2);
   auto c = match(text, cuda, 3);
   if (!v || !c) return std::nullopt;
-  Framework f{"PyTorch", *v, *c == "None" ? "" : *match(text, cuda, 4), std::nullopt, ""};
+  Framework f{"PyTorch", *v, *c == "None" ? "" : match(text, cuda, 4).value_or(""), std::nullopt, ""};
   return f;
 }
 

@@ -37,10 +37,7 @@ size_t on_header(char* data, size_t size, size_t count, void* user) {
   if (name == "etag") t.response.etag = value;
   if (name == "last-modified") t.response.last_modified = value;
   if (name == "content-length") {
-    try {
-      t.response.content_length = std::stoull(std::string(value));
-    } catch (const std::exception&) {
-    }
+    t.response.content_length = util::whole_number(value);  // not a number: unknown, as without one
   }
   return size * count;
 }

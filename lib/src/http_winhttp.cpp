@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <vector>
 
+#include "base/util.hpp"
 #include "base/win32_util.hpp"
 #include "cudnn_install/http.hpp"
 #include "cudnn_install/utf8.hpp"
@@ -131,10 +132,7 @@ Result<HttpResponse> read_response(HINTERNET request, const std::string& url, co
   response.status = static_cast<int>(status);
   response.etag = header(request, WINHTTP_QUERY_ETAG);
   response.last_modified = header(request, WINHTTP_QUERY_LAST_MODIFIED);
-  if (auto length = header(request, WINHTTP_QUERY_CONTENT_LENGTH); !length.empty()) try {
-      response.content_length = std::stoull(length);
-    } catch (const std::exception&) {
-    }
+  response.content_length = util::whole_number(header(request, WINHTTP_QUERY_CONTENT_LENGTH));  // none: unknown
   if (status < 200 || status >= 300) return response;
   std::vector<char> buffer(1 << 16);
   std::uint64_t received = 0;

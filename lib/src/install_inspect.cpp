@@ -84,6 +84,7 @@ void remember_inspected(FileSystem& fs, const Toolkit& toolkit, const Inspected&
     spdlog::warn("could not remember the archive for the next run ({}); nothing else is affected", r.error().message);
 }
 
+// NOLINTNEXTLINE(bugprone-exception-escape): remove_spool reports by value and spdlog catches its own
 SpoolRemover::~SpoolRemover() {
   if (auto r = remove_spool(fs_, dir_); !r) spdlog::warn("could not remove {}: {}", dir_.string(), r.error().message);
 }

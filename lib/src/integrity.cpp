@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/util.hpp"
+
 namespace cudnn_install {
 namespace {
 
@@ -11,12 +13,7 @@ constexpr KnownArchive kKnown[] = {
 
 std::uint64_t size_of(const nlohmann::json& v) {
   if (v.is_number_unsigned()) return v.get<std::uint64_t>();
-  if (v.is_string()) {
-    try {
-      return std::stoull(v.get<std::string>());
-    } catch (const std::exception&) {
-    }
-  }
+  if (v.is_string()) return util::whole_number(v.get<std::string>()).value_or(0);  // 0: not given
   return 0;
 }
 

@@ -68,8 +68,7 @@ std::vector<fs::path> included_files(const fs::path& pattern, const LoaderEnv& e
 std::optional<std::string> conf_text(const fs::path& file, const LoaderEnv& env) {
   for (const auto& [path, content] : env.pending_files)
     if (path == file) return content;
-  auto text = util::read_text_file(file);
-  return text ? std::optional<std::string>(*text) : std::nullopt;
+  return util::read_text_file(file);
 }
 
 void read_conf(const fs::path& file, const LoaderEnv& env, std::vector<fs::path>& dirs, int depth) {

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "base/util.hpp"
 #include "cudnn_install/locks.hpp"
 
 namespace cudnn_install {
@@ -13,8 +14,13 @@ std::optional<MapsLine> parse_maps_line(const std::string& line) {
   std::string range, perms, offset, dev;
   unsigned long long inode = 0;
   if (!(in >> range >> perms >> offset >> dev >> inode) || inode == 0) return std::nullopt;
-  unsigned major = 0, minor = 0;
-  if (std::sscanf(dev.c_str(), "%x:%x", &major, &minor) != 2) return std::nullopt;
+  auto colon = dev.find(':');  // "fd:01", in hex
+  auto major_part = util::leading_number<unsigned>(std::string_view(dev).substr(0, colon), 16);
+  auto minor_part = colon == std::string::npos
+                        ? std::nullopt
+                        : util::leading_number<unsigned>(std::string_view(dev).substr(colon + 1), 16);
+  if (!major_part || !minor_part) return std::nullopt;
+  unsigned major = major_part->first, minor = minor_part->first;
   std::string path;
   std::getline(in >> std::ws, path);
   MapsLine m;

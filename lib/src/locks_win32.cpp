@@ -43,8 +43,10 @@ Result<std::vector<RM_PROCESS_INFO>> rm_holders(const std::vector<WatchedFile>& 
   if (DWORD rc = RmStartSession(&session, 0, key); rc != ERROR_SUCCESS)
     return fail(ErrorCode::Io, "Restart Manager cannot start: " + win32::error_text(rc));
   std::vector<std::wstring> paths;
+  paths.reserve(files.size());
   for (const auto& f : files) paths.push_back(win32::widen(f.path));
   std::vector<LPCWSTR> names;
+  names.reserve(paths.size());
   for (const auto& p : paths) names.push_back(p.c_str());
   std::vector<RM_PROCESS_INFO> info;
   DWORD rc = RmRegisterResources(session, static_cast<UINT>(names.size()), names.data(), 0, nullptr, 0, nullptr);

@@ -60,7 +60,10 @@ Result<void> PreviewFileSystem::check_writable(const fs::path& path, const char*
 }
 
 void PreviewFileSystem::set_size(const fs::path& path, std::uint64_t size) {
-  if (auto it = nodes_.find(normal(path)); it != nodes_.end() && it->second.stat) it->second.stat->size = size;
+  if (auto it = nodes_.find(normal(path)); it != nodes_.end()) {
+    std::optional<FileStat>& stat = it->second.stat;
+    if (stat) stat->size = size;
+  }
   for (auto& c : changes_)
     if (c.kind == PreviewChange::Kind::Create && c.path == normal(path)) c.bytes = size;
 }

@@ -40,6 +40,7 @@ std::string what_exists(const std::vector<Release>& releases) {
   std::map<std::string, std::set<std::string>> per_platform;
   for (const auto& r : releases) per_platform[r.platform].insert("CUDA " + r.cuda_tag);
   std::vector<std::string> lines;
+  lines.reserve(per_platform.size());
   for (const auto& [platform, tags] : per_platform)
     lines.push_back(platform + ": " + join(std::vector<std::string>(tags.begin(), tags.end()), ", "));
   return join(lines, "; ");

@@ -5,7 +5,7 @@
 
 namespace cudnn_install {
 
-ChangeOp rollback_change(const std::filesystem::path& root, std::shared_ptr<HistoryItem> undone) {
+ChangeOp rollback_change(const std::filesystem::path& root, const std::shared_ptr<HistoryItem>& undone) {
   return [root, undone](FileSystem& fs, EnvStore* env) -> Result<ChangeSummary> {
     TRY_ASSIGN(auto item, rollback_last(fs, root, env));
     if (undone) *undone = item;

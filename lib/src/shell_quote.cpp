@@ -104,8 +104,9 @@ std::string command_line(const std::vector<std::string>& argv, Shell shell) {
   for (std::size_t i = 0; i < argv.size(); ++i) {
     std::string word = quote_arg(argv[i], shell);
     // PowerShell takes a quoted first word for a string, not a command: & runs it.
-    if (i == 0 && shell == Shell::PowerShell && word != argv[i]) word = "& " + word;
-    out += (i ? " " : "") + word;
+    if (i == 0 && shell == Shell::PowerShell && word != argv[i]) word.insert(0, "& ");
+    if (i) out += ' ';
+    out += word;
   }
   return out;
 }

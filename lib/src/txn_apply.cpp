@@ -326,7 +326,7 @@ Result<void> run_phases(FileSystem& fs, const fs::path& root, const ArchiveInfo&
 }
 
 Result<void> write_begin(FileSystem& fs, const fs::path& root, const BeginRecord& begin) {
-  for (fs::path dir : {state_dir(root), state_dir(root) / "backup", state_dir(root) / "history"}) {
+  for (const fs::path& dir : {state_dir(root), state_dir(root) / "backup", state_dir(root) / "history"}) {
     TRY_ASSIGN(bool there, state_subdir(fs, dir));  // a symlink here would send backups elsewhere
     if (!there) TRY(fs.make_dir(dir));
   }

@@ -413,7 +413,7 @@ Result<std::string> change_since(FileSystem& fs, const fs::path& path, const std
 // the transaction left there (or nothing): a file another program or a person changed or put there
 // since would otherwise be lost. Transactions of earlier builds recorded nothing to compare with.
 Result<void> check_still_as_placed(FileSystem& fs, const fs::path& root, const JournalState& journal) {
-  if (journal.placed.empty()) return {};
+  if (journal.placed.empty() || !journal.begin) return {};
   const std::string& id = journal.begin->id;
   FileStamps stamps = read_file_stamps(fs, root);
   std::vector<std::string> changed;
@@ -460,7 +460,7 @@ Result<HistoryItem> rollback_last(FileSystem& fs, const fs::path& root, EnvStore
     return fail(ErrorCode::NothingToUndo, "nothing to roll back: no committed transaction in " + root.string());
   HistoryItem last = items.back();
   TRY_ASSIGN(auto journal, committed_journal(fs, root, last.id));  // read once for both checks
-  if (journal) {
+  if (journal && journal->begin) {                                 // a committed journal has its begin record
     TRY(check_backups(fs, root, *journal->begin));
     TRY(check_still_as_placed(fs, root, *journal));
   }

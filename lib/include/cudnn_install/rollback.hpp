@@ -14,7 +14,7 @@
 namespace cudnn_install {
 
 // The rollback as a ChangeOp; `undone`, when given, gets the transaction it undid (a dry run names it).
-ChangeOp rollback_change(const std::filesystem::path& root, std::shared_ptr<HistoryItem> undone = nullptr);
+ChangeOp rollback_change(const std::filesystem::path& root, const std::shared_ptr<HistoryItem>& undone = nullptr);
 
 struct RollbackPreview {
   ChangePreview change;

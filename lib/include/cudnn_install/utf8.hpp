@@ -34,7 +34,7 @@ std::vector<std::string> command_line_arguments(int argc, char** argv);
 class Utf8Console {
  public:
   Utf8Console();
-  ~Utf8Console();
+  ~Utf8Console();  // NOLINT(performance-trivially-destructible): puts the code page back on Windows
   Utf8Console(const Utf8Console&) = delete;
   Utf8Console& operator=(const Utf8Console&) = delete;
 

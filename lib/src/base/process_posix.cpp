@@ -79,6 +79,7 @@ Result<pid_t> spawn(const std::vector<std::string>& argv, const Pipe& out, const
   ::posix_spawn_file_actions_adddup2(actions.get(), out.write.get(), 1);
   ::posix_spawn_file_actions_adddup2(actions.get(), err.write.get(), 2);
   std::vector<char*> args;
+  args.reserve(argv.size() + 1);
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   pid_t pid = 0;

@@ -17,7 +17,10 @@
   } while (false)
 
 #define TRY_ASSIGN(target, expression) TRY_ASSIGN_IMPL(target, expression, CUDNN_INSTALL_CONCAT(try_result_, __LINE__))
+// `target` may be a declaration ("auto x"), which parentheses would make an expression.
+// NOLINTBEGIN(bugprone-macro-parentheses)
 #define TRY_ASSIGN_IMPL(target, expression, result)               \
   auto result = (expression);                                     \
   if (!result) return std::unexpected(std::move(result).error()); \
   target = std::move(*result)
+// NOLINTEND(bugprone-macro-parentheses)

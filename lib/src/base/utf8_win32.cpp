@@ -21,6 +21,7 @@ std::vector<std::string> command_line_arguments(int argc, char** argv) {
   wchar_t** wide = CommandLineToArgvW(GetCommandLineW(), &count);
   if (!wide) return {argv, argv + argc};
   std::vector<std::string> out;
+  out.reserve(static_cast<std::size_t>(count));
   for (int i = 0; i < count; ++i) out.push_back(win32::narrow(wide[i]));
   LocalFree(wide);
   return out;

@@ -2,6 +2,7 @@
 #pragma once
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cstdint>
 #include <ctime>
 #include <filesystem>
@@ -10,6 +11,8 @@
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <system_error>
+#include <utility>
 
 namespace cudnn_install::util {
 
@@ -30,6 +33,26 @@ inline std::optional<std::string> read_text_file(const std::filesystem::path& pa
     if (text.size() > max_bytes) return std::nullopt;
   }
   return text;
+}
+
+// The number `text` starts with ("9.19.0" -> 9; "1f:03" in base 16 -> 31) and where it ends;
+// nullopt when it does not start with a digit or the number does not fit in T.
+template <class T>
+std::optional<std::pair<T, std::size_t>> leading_number(std::string_view text, int base = 10) {
+  T value{};
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value, base);
+  if (ec != std::errc{}) return std::nullopt;
+  return std::pair{value, static_cast<std::size_t>(end - text.data())};
+}
+// The same, the number alone.
+inline std::optional<int> leading_int(std::string_view text) {
+  auto n = leading_number<int>(text);
+  return n ? std::optional<int>(n->first) : std::nullopt;
+}
+// `text` as a whole as an unsigned number ("1234"), else nullopt.
+inline std::optional<std::uint64_t> whole_number(std::string_view text) {
+  auto n = leading_number<std::uint64_t>(text);
+  return n && n->second == text.size() ? std::optional<std::uint64_t>(n->first) : std::nullopt;
 }
 
 inline std::string lower(std::string s) {
