@@ -8,7 +8,10 @@
 # Usage: make-test-archive.sh [--small|--full] [--windows] OUTDIR
 #   --small  headers, libcudnn, libcudnn_graph, libcudnn_cnn (~9 MB; the default)
 #   --full   every sub-library (~500 MB uncompressed)
-# Exit 77 (skip) when no cuDNN is installed here.
+# Exit 77 (skip) when no cuDNN is installed here, unless CUDNN_FAKE_LIBRARY names a stand-in
+# (tests/support/fake_cudnn_posix.cpp, built by the tests): then it is packed as cuDNN 9.19.0 for
+# CUDA 13, with generated headers, so that the tests of "the real archive" run on any machine.
+# CUDNN_FAKE_ONLY=1 packs the stand-in even where a real cuDNN is installed (to try that path).
 # CUDNN_HOME=DIR takes cuDNN from DIR/include and DIR/lib (e.g. a pip nvidia-cudnn package);
 # CUDA_MAJOR=N sets the CUDA major of the archive name when DIR has no cuda.h.
 set -euo pipefail
@@ -40,7 +43,32 @@ find_cuda() {
   return 1
 }
 
-cuda=$(find_cuda) || { echo "no cuDNN found (nvcc on PATH or /usr/local/cuda*): skipping" >&2; exit 77; }
+# A cuDNN home made of the stand-in library: the headers that name its version, the libraries copies of it.
+fake_home() {
+  local home=$1 lib
+  mkdir -p "$home/include" "$home/lib"
+  printf '#define CUDNN_MAJOR 9\n#define CUDNN_MINOR 19\n#define CUDNN_PATCHLEVEL 0\n' > "$home/include/cudnn_version.h"
+  printf '/* stand-in for cudnn.h (cudnn-install tests) */\n#include "cudnn_version.h"\n' > "$home/include/cudnn.h"
+  printf '#define CUDA_VERSION 13000\n' > "$home/include/cuda.h"
+  for lib in libcudnn libcudnn_adv libcudnn_cnn libcudnn_engines_precompiled libcudnn_engines_runtime_compiled \
+             libcudnn_graph libcudnn_heuristic libcudnn_ops; do
+    # 3 MiB of noise after the ELF image (the loader reads only what its headers map): sizes like
+    # the real libraries', so that decoding takes long enough to report progress
+    { cat "$CUDNN_FAKE_LIBRARY"; head -c 3145728 /dev/urandom; } > "$home/lib/$lib.so.9"
+  done
+  echo "$home"
+}
+
+fake_stage=$(mktemp -d)
+trap 'rm -rf "$fake_stage"' EXIT
+if [ "${CUDNN_FAKE_ONLY:-0}" = 1 ] || ! cuda=$(find_cuda); then
+  if [ -z "${CUDNN_FAKE_LIBRARY:-}" ]; then
+    echo "no cuDNN found (nvcc on PATH or /usr/local/cuda*): skipping" >&2
+    exit 77
+  fi
+  cuda=$(fake_home "$fake_stage/cudnn")
+  echo "no cuDNN used from this machine: packing the stand-in $CUDNN_FAKE_LIBRARY as cuDNN 9.19.0" >&2
+fi
 libdir=$cuda/lib64; [ -e "$libdir/libcudnn.so.9" ] || libdir=$cuda/lib
 macro() { sed -n "s/^#define $1 \([0-9]*\).*/\1/p" "$cuda/include/cudnn_version.h" | head -1; }
 major=$(macro CUDNN_MAJOR) minor=$(macro CUDNN_MINOR) patch=$(macro CUDNN_PATCHLEVEL)
@@ -62,7 +90,7 @@ libs=(libcudnn libcudnn_graph libcudnn_cnn)
   libcudnn_engines_runtime_compiled libcudnn_graph libcudnn_heuristic libcudnn_ops)
 
 mkdir -p "$out"
-stage=$(mktemp -d); trap 'rm -rf "$stage"' EXIT
+stage=$(mktemp -d); trap 'rm -rf "$stage" "$fake_stage"' EXIT
 top=cudnn-linux-x86_64-${ver}_cuda${cuda_major}-archive
 mkdir -p "$stage/$top/include" "$stage/$top/lib"
 cp "$cuda"/include/cudnn*.h "$stage/$top/include/"

@@ -56,13 +56,21 @@ Result<IntegrityCheck> check_integrity(const std::string& file_name, const std::
   std::uint64_t expected_size = 0;
   std::string source;
   if (manifest) {
-    for (const auto& e : *manifest)
-      if (e.file_name == file_name) expected = e.sha256, expected_size = e.size, source = "manifest " + manifest_name;
+    for (const auto& e : *manifest) {
+      if (e.file_name != file_name) continue;
+      expected = e.sha256;
+      expected_size = e.size;
+      source = "manifest " + manifest_name;
+    }
   }
-  if (!expected)
-    for (const auto& k : known_archives())
-      if (file_name == k.file_name)
-        expected = k.sha256, expected_size = k.size, source = "the table of known cuDNN archives";
+  if (!expected) {
+    for (const auto& k : known_archives()) {
+      if (file_name != k.file_name) continue;
+      expected = k.sha256;
+      expected_size = k.size;
+      source = "the table of known cuDNN archives";
+    }
+  }
   IntegrityCheck check;
   check.sha256 = sha256;
   if (!expected) {
