@@ -154,12 +154,16 @@ TEST(CliInstall, SigkillAtRandomPointsThenRecoveryGivesBeforeOrAfter) {
   Snapshot after = snapshot(ref.path());
   std::mt19937 rng(12345);
   int before_count = 0, after_count = 0;
-  for (int round = 0; round < 25; ++round) {
+  // Most of a run is start-up, reading and staging; the commit comes in its last few percent. So
+  // every other kill lands in the last 15 %, around the commit, and the rounds go on (25 at least, 80
+  // at most) until kills landed on both sides of it: kills that all landed before the first write
+  // would prove nothing about recovering a committed install.
+  const long total = std::chrono::duration_cast<std::chrono::microseconds>(duration).count();
+  for (int round = 0; round < 80 && (round < 25 || before_count == 0 || after_count == 0); ++round) {
     TempDir dir;
     make_tree_with_old_cudnn(dir.path());
     pid_t pid = spawn_install(dir.path(), test_archive());
-    std::uniform_int_distribution<long> delay(0,
-                                              std::chrono::duration_cast<std::chrono::microseconds>(duration).count());
+    std::uniform_int_distribution<long> delay(round % 2 ? total * 85 / 100 : 0, total);
     std::this_thread::sleep_for(std::chrono::microseconds(delay(rng)));
     kill(pid, SIGKILL);
     wait_for(pid);
@@ -175,6 +179,8 @@ TEST(CliInstall, SigkillAtRandomPointsThenRecoveryGivesBeforeOrAfter) {
     EXPECT_TRUE(stray_temporaries(dir.path()).empty());
   }
   std::cout << "[ kills ] " << before_count << " rounds ended before, " << after_count << " after\n";
+  EXPECT_GT(before_count, 0) << "no kill landed before the commit";
+  EXPECT_GT(after_count, 0) << "no kill landed after the commit";
 }
 
 TEST(CliInstall, RealCudnnInstalledLoadsAndRollsBackByteExact) {
