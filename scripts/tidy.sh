@@ -9,7 +9,7 @@ build=${1:?usage: tidy.sh BUILD_DIR}
 root=$(cd "$(dirname "$0")/.." && pwd)
 tidy=$(command -v clang-tidy-22 || true)
 [ -n "$tidy" ] || { echo "tidy: clang-tidy-22 is not installed (run scripts/setup.sh)" >&2; exit 1; }
-units=$(python3 - "$build/compile_commands.json" "$root" <<'PY'
+mapfile -t units < <(python3 - "$build/compile_commands.json" "$root" <<'PY'
 import json, sys
 root = sys.argv[2]
 for entry in json.load(open(sys.argv[1])):
@@ -18,7 +18,7 @@ for entry in json.load(open(sys.argv[1])):
         print(f)
 PY
 )
-[ -n "$units" ] || { echo "tidy: no lib/ or app/ sources in $build/compile_commands.json" >&2; exit 1; }
+[ ${#units[@]} -gt 0 ] || { echo "tidy: no lib/ or app/ sources in $build/compile_commands.json" >&2; exit 1; }
 extra=()
 # The mingw build's commands name x86_64-w64-mingw32-g++-posix; clang takes the win32 threads
 # variant of its C++ headers (no std::mutex) unless given the posix variant's instead.
@@ -31,9 +31,9 @@ out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 start=$(date +%s)
 rc=0
-printf '%s\n' $units | xargs -P "$(nproc)" -n 1 "$tidy" -p "$build" --quiet "${extra[@]}" > "$out" 2>&1 || rc=$?
+printf '%s\0' "${units[@]}" | xargs -0 -P "$(nproc)" -n 1 "$tidy" -p "$build" --quiet "${extra[@]}" > "$out" 2>&1 || rc=$?
 findings=$(grep -cE '(error|warning): ' "$out" || true)
-echo "tidy: $(printf '%s\n' $units | wc -l) translation units in $(( $(date +%s) - start )) s, $findings findings"
+echo "tidy: ${#units[@]} translation units in $(( $(date +%s) - start )) s, $findings findings"
 if [ "$rc" -ne 0 ] || [ "$findings" -ne 0 ]; then
   grep -E '(error|warning): ' "$out" | sort -u | sed "s|$root/||"
   [ "$findings" -ne 0 ] || cat "$out"

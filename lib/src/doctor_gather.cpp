@@ -2,6 +2,7 @@
 #include <system_error>
 
 #include "base/try.hpp"
+#include "base/util.hpp"
 #include "cudnn_install/doctor.hpp"
 #include "cudnn_install/env_step.hpp"
 #include "cudnn_install/plan.hpp"
@@ -39,7 +40,7 @@ Result<std::vector<Finding>> diagnose(const Toolkit& toolkit, DoctorServices& se
   TRY_ASSIGN(auto report, verify_install(toolkit, options, services.runner));
   DoctorInputs in;
   in.toolkit = toolkit;
-  int major = std::stoi(report.header_version);
+  int major = util::leading_int(report.header_version).value_or(0);  // "9.19.0" -> 9, as doctor.cpp reads it
   in.verify = std::move(report);
   add_env_evidence(in, toolkit, major);
   in.other_majors = other_majors_in(toolkit, major);

@@ -37,7 +37,7 @@ size_t on_header(char* data, size_t size, size_t count, void* user) {
   if (name == "etag") t.response.etag = value;
   if (name == "last-modified") t.response.last_modified = value;
   if (name == "content-length") {
-    t.response.content_length = util::whole_number(value);  // not a number: unknown, as without one
+    t.response.content_length = util::leading_uint64(value);  // not a number: unknown, as without one
   }
   return size * count;
 }

@@ -132,7 +132,7 @@ Result<HttpResponse> read_response(HINTERNET request, const std::string& url, co
   response.status = static_cast<int>(status);
   response.etag = header(request, WINHTTP_QUERY_ETAG);
   response.last_modified = header(request, WINHTTP_QUERY_LAST_MODIFIED);
-  response.content_length = util::whole_number(header(request, WINHTTP_QUERY_CONTENT_LENGTH));  // none: unknown
+  response.content_length = util::leading_uint64(header(request, WINHTTP_QUERY_CONTENT_LENGTH));  // none: unknown
   if (status < 200 || status >= 300) return response;
   std::vector<char> buffer(1 << 16);
   std::uint64_t received = 0;

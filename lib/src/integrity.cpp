@@ -13,7 +13,7 @@ constexpr KnownArchive kKnown[] = {
 
 std::uint64_t size_of(const nlohmann::json& v) {
   if (v.is_number_unsigned()) return v.get<std::uint64_t>();
-  if (v.is_string()) return util::whole_number(v.get<std::string>()).value_or(0);  // 0: not given
+  if (v.is_string()) return util::leading_uint64(v.get<std::string>()).value_or(0);  // 0: not given
   return 0;
 }
 

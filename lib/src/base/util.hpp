@@ -49,10 +49,11 @@ inline std::optional<int> leading_int(std::string_view text) {
   auto n = leading_number<int>(text);
   return n ? std::optional<int>(n->first) : std::nullopt;
 }
-// `text` as a whole as an unsigned number ("1234"), else nullopt.
-inline std::optional<std::uint64_t> whole_number(std::string_view text) {
+// The unsigned number `text` starts with ("1234", "1234abc" -> 1234), as std::stoull reads it
+// but without its exceptions or its wrap-around of "-1"; nullopt when it starts with no digit.
+inline std::optional<std::uint64_t> leading_uint64(std::string_view text) {
   auto n = leading_number<std::uint64_t>(text);
-  return n && n->second == text.size() ? std::optional<std::uint64_t>(n->first) : std::nullopt;
+  return n ? std::optional<std::uint64_t>(n->first) : std::nullopt;
 }
 
 inline std::string lower(std::string s) {
