@@ -14,7 +14,8 @@
 # The other toolkits are installed later (verify, status and doctor need --cuda-root where several are).
 # Each command is typed into cmd (its standard input, as a paste): the dry run, the install found
 # through CUDA_PATH (no --cuda-root), verify, status, doctor (zlibwapi.dll named for 8.9.5), then
-# the undo command exactly as the install printed it. Checked: the installed files are the
+# the undo command exactly as the install printed it (the install and the undo at a console, where
+# the tool asks before it changes anything, as in a cmd window). Checked: the installed files are the
 # archive's, the user Path keeps its type and every byte but the one added entry, and after the
 # undo the toolkit (but for the tool's .cudnn-install state directory) and the Path value are
 # byte-identical to before.
@@ -155,6 +156,17 @@ typed() {
   sed '1{/^Microsoft Windows/d}' "$work/raw" | tr -d '\r' > "$work/out"
   { printf '%s %s\n' "$prompt" "$1"; cat "$work/out"; printf '(exit code %s)\n\n' "$rc"; } >> "$transcript"
 }
+# at_console LINE [QUESTION ANSWER]: LINE typed at an interactive cmd on a console (a
+# pseudo-terminal: the program can ask, as in a cmd window), ANSWER typed when QUESTION shows;
+# the console's text in $work/out, the exit code in $rc, both in the transcript.
+at_console() {
+  rm -f "$c/e2e/now.reg"
+  (cd "$downloads" && timeout 150 python3 "$here/tests/support/console_type.py" 120 "$@" > "$work/raw" 2>&1)
+  rc=$?
+  echo "release e2e: $((SECONDS - started)) s: $1 (at a console${3:+, answering $3})"
+  sed '1{/>/d}' "$work/raw" > "$work/out"  # the prompt line with LINE is written below as typed() writes it
+  { printf '%s %s\n' "$prompt" "$1"; cat "$work/out"; printf '(exit code %s)\n\n' "$rc"; } >> "$transcript"
+}
 rc_is() { [ "$rc" = "$1" ] || { echo "exit $rc, expected $1:"; cat "$work/out"; return 1; }; }
 says() { grep -qF -- "$1" "$work/out" || { echo "output lacks '$1':"; cat "$work/out"; return 1; }; }
 
@@ -194,7 +206,9 @@ fi
 
 # The install stands, but its verification finds what cuDNN 8.9 on Windows still lacks: zlibwapi.dll
 # (exit 5, with the fix: which file, from where, into which directory).
-typed "$exe --yes --manifest redistrib_local.json $a895"
+# At a cmd window, as a person does it: the plan, "Proceed? [y/N]", y.
+at_console "$exe --manifest redistrib_local.json $a895" "Proceed? [y/N]" y
+check "install: asked before changing anything" says "Proceed? [y/N] y"
 check "install: the files are in, verify finds zlibwapi.dll missing (exit 5)" rc_is 5
 check "install: toolkit found through CUDA_PATH" says "found by CUDA_PATH"
 check "install: names zlibwapi.dll" says "zlibwapi.dll"
@@ -243,14 +257,19 @@ check "status: the Path entry, REG_EXPAND_SZ" says "REG_EXPAND_SZ"
 typed "$exe doctor"
 check "doctor names the missing zlibwapi.dll" says "zlibwapi.dll"
 
-# As printed: without a terminal (this cmd reads a pipe) it cannot ask, so it refuses and changes
-# nothing; a person at cmd is asked. Then the same command with --yes.
+# The undo command pasted as printed. From a script (cmd reading a pipe) it cannot ask, so it
+# refuses and changes nothing; at a cmd window it shows what it will do and asks: n cancels, y undoes.
 typed "$undo"
-check "the undo command as printed: no terminal to ask, refused" rc_is 1
-check "the undo command as printed: asks for --yes" says "pass --yes"
-check "the undo command as printed: nothing changed yet" installed_ok "$downloads/$a895" "${a895%.zip}" "$tk"
-typed "$undo --yes"
-check "the undo command with --yes" rc_is 0
+check "the undo command from a pipe: no terminal to ask, refused" rc_is 1
+check "the undo command from a pipe: asks for --yes" says "pass --yes"
+check "the undo command from a pipe: nothing changed yet" installed_ok "$downloads/$a895" "${a895%.zip}" "$tk"
+at_console "$undo" "Proceed? [y/N]" n
+check "the undo command as printed, answered n: cancelled" rc_is 1
+check "the undo command as printed, answered n: says so" says "cancelled; nothing was changed"
+check "the undo command as printed, answered n: nothing changed" installed_ok "$downloads/$a895" "${a895%.zip}" "$tk"
+at_console "$undo" "Proceed? [y/N]" y
+check "the undo command as printed, answered y" rc_is 0
+check "the undo command as printed: it showed what it undoes" says "Proceed? [y/N] y"
 check "after the undo: the toolkit is byte-identical" test "$(snapshot "$tk")" = "$tree_before"
 check "after the undo: the Path value is byte-identical" test "$(path_now)" = "$path_before"
 
@@ -275,8 +294,8 @@ for case in "$a919:cudnn-windows-x86_64-9.19.0.56_cuda13-archive:v13.0:bin\\x64:
     python3 "$reg_py" one-added "$path_before" "$(path_now)" "$cuda_dir\\$ver\\$bin"
   undo=$(sed -n 's/^  (in cmd: \(.*\))$/\1/p' "$work/out" | head -1)
   [ -n "$undo" ] || undo=$(sed -n 's/^undo with: //p' "$work/out" | head -1)
-  typed "$undo --yes"
-  check "$zip: the undo command (with --yes)" rc_is 0
+  at_console "$undo" "Proceed? [y/N]" y
+  check "$zip: the undo command as printed, answered y" rc_is 0
   check "$zip: after the undo, the toolkit" test "$(snapshot "$tk")" = "$tree_before"
   check "$zip: after the undo, the Path" test "$(path_now)" = "$path_before"
 done
