@@ -189,6 +189,14 @@ check "dry run: nothing written" says "dry run: nothing was written."
 check "dry run changed no file" test "$(snapshot "$tk")" = "$tree_before"
 check "dry run left the Path" test "$(path_now)" = "$path_before"
 
+# Letters outside ASCII, typed and shown at the console: a path under a folder named in French
+# and Chinese reaches the program as typed, and its message shows it as typed (the console
+# streams write UTF-16; the C runtime's own conversion showed "JosÃ©").
+missing="C:\\Users\\$user\\Downloads\\Téléchargements 下载\\$a895"
+at_console "$exe --dry-run \"$missing\""
+check "non-ASCII at the console: a missing archive (exit 1)" rc_is 1
+check "non-ASCII at the console: the path shown as typed" says "'$missing' does not exist"
+
 # Denied: a toolkit this user may not change says to run from an Administrator PowerShell, and
 # changes nothing. (Wine runs as an administrator, and here as root: the toolkit directory is made
 # immutable, which root may not write either.)

@@ -37,6 +37,9 @@ class Console:
         self.pid, self.fd = pty.fork()
         if self.pid == 0:
             tty.setraw(0)  # as the console keeps it: no echo or line editing by the terminal itself
+            # Wine converts between the console and the terminal in the locale's character set:
+            # UTF-8, so that letters outside ASCII are typed and shown as they are.
+            os.environ["LC_ALL"] = "C.UTF-8"
             os.execvp("wine", ["wine", "cmd"])
         fcntl.ioctl(self.fd, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 400, 0, 0))  # no wrapped lines
 

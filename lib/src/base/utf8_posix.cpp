@@ -13,6 +13,7 @@ std::optional<std::string> environment_variable(const char* name) {
 
 std::vector<std::string> command_line_arguments(int argc, char** argv) { return {argv, argv + argc}; }
 
+struct Utf8Console::Streams {};
 Utf8Console::Utf8Console() = default;
 Utf8Console::~Utf8Console() = default;
 
