@@ -9,9 +9,9 @@ using cudnn_install::whole_utf8_prefix;
 TEST(WholeUtf8Prefix, WholeTextIsShownAtOnce) {
   EXPECT_EQ(whole_utf8_prefix(""), 0u);
   EXPECT_EQ(whole_utf8_prefix("C:\\Tools"), 8u);
-  EXPECT_EQ(whole_utf8_prefix("Jos\xC3\xA9"), 5u);                 // é: two bytes
-  EXPECT_EQ(whole_utf8_prefix("\xE4\xB8\x8B\xE8\xBD\xBD"), 6u);    // 下载: three bytes each
-  EXPECT_EQ(whole_utf8_prefix("x\xF0\x9F\x99\x82"), 5u);           // an emoji: four bytes
+  EXPECT_EQ(whole_utf8_prefix("Jos\xC3\xA9"), 5u);               // é: two bytes
+  EXPECT_EQ(whole_utf8_prefix("\xE4\xB8\x8B\xE8\xBD\xBD"), 6u);  // 下载: three bytes each
+  EXPECT_EQ(whole_utf8_prefix("x\xF0\x9F\x99\x82"), 5u);         // an emoji: four bytes
 }
 
 TEST(WholeUtf8Prefix, ASequenceCutAtTheEndWaits) {
