@@ -155,16 +155,22 @@ TEST(CliInstall, SigkillAtRandomPointsThenRecoveryGivesBeforeOrAfter) {
   std::mt19937 rng(12345);
   int before_count = 0, after_count = 0;
   // Most of a run is start-up, reading and staging; the commit comes in its last few percent. So
-  // every other kill lands in the last 15 %, around the commit, and the rounds go on (25 at least, 80
-  // at most) until kills landed on both sides of it: kills that all landed before the first write
-  // would prove nothing about recovering a committed install.
+  // every other kill lands in a window around the commit, and the rounds go on (25 at least, 80 at
+  // most) until kills landed on both sides of it: kills that all landed before the first write
+  // would prove nothing about recovering a committed install. The window starts at the last 15 %
+  // of the first run and follows the commit: a late kill that found the tree as before moves it
+  // later, one that found it as after moves it earlier (on a loaded machine the runs take longer
+  // than the first one did, and a fixed window once saw 80 kills before and none after).
   const long total = std::chrono::duration_cast<std::chrono::microseconds>(duration).count();
+  long late_from = total * 85 / 100, late_to = total;
   for (int round = 0; round < 80 && (round < 25 || before_count == 0 || after_count == 0); ++round) {
     TempDir dir;
     make_tree_with_old_cudnn(dir.path());
     pid_t pid = spawn_install(dir.path(), test_archive());
-    std::uniform_int_distribution<long> delay(round % 2 ? total * 85 / 100 : 0, total);
-    std::this_thread::sleep_for(std::chrono::microseconds(delay(rng)));
+    bool late = round % 2 != 0;
+    std::uniform_int_distribution<long> delay(late ? late_from : 0, late ? late_to : total);
+    long waited = delay(rng);
+    std::this_thread::sleep_for(std::chrono::microseconds(waited));
     kill(pid, SIGKILL);
     wait_for(pid);
     std::string out;
@@ -176,6 +182,13 @@ TEST(CliInstall, SigkillAtRandomPointsThenRecoveryGivesBeforeOrAfter) {
                                        << diff(after, now);
     before_count += is_before;
     after_count += is_after;
+    if (late && is_before) {  // the commit came after `waited`: look later
+      late_from = waited;
+      late_to = std::max(late_to, waited + total / 10);
+    } else if (late && is_after) {  // it came before: look earlier
+      late_to = waited;
+      late_from = std::min(late_from, std::max(0L, waited - total / 10));
+    }
     EXPECT_TRUE(stray_temporaries(dir.path()).empty());
   }
   std::cout << "[ kills ] " << before_count << " rounds ended before, " << after_count << " after\n";
