@@ -143,29 +143,41 @@ transcript=$work/transcript.txt
 : > "$transcript"
 exe='C:\Tools\cudnn-install\cudnn-install.exe'
 prompt="C:\\Users\\$user\\Downloads>"
-# typed LINE: LINE typed into cmd in the Downloads folder; its output in $work/out, its exit code
-# in $rc; both in the transcript. The user Path is then exported (C:\e2e\now.reg) in the same cmd.
+# What cmd runs after each command typed: the command's exit code kept, the user Path exported
+# (C:\e2e\now.reg), cmd left with that exit code.
+after_command=('set e2e_rc=%ERRORLEVEL%' 'reg export HKCU\Environment C:\e2e\now.reg /y >nul 2>&1' 'exit %e2e_rc%')
+# record LINE: LINE as typed at the prompt, its output ($work/out) and exit code ($rc), into the transcript.
+record() { { printf '%s %s\n' "$prompt" "$1"; cat "$work/out"; printf '(exit code %s)\n\n' "$rc"; } >> "$transcript"; }
+# typed LINE: LINE typed into cmd (reading a pipe) in the Downloads folder; its output in
+# $work/out, its exit code in $rc; both in the transcript.
 typed() {
-  printf '%s\r\nset e2e_rc=%%ERRORLEVEL%%\r\nreg export HKCU\\Environment C:\\e2e\\now.reg /y >nul 2>&1\r\nexit %%e2e_rc%%\r\n' \
-    "$1" > "$work/stdin"
+  printf '%s\r\n' "$1" "${after_command[@]}" > "$work/stdin"
   rm -f "$c/e2e/now.reg"
   (cd "$downloads" && timeout 120 wine cmd /q < "$work/stdin" > "$work/raw" 2>&1)
   rc=$?
   echo "release e2e: $((SECONDS - started)) s: $1"
   # cmd's banner first, then the command's output (CRLF).
   sed '1{/^Microsoft Windows/d}' "$work/raw" | tr -d '\r' > "$work/out"
-  { printf '%s %s\n' "$prompt" "$1"; cat "$work/out"; printf '(exit code %s)\n\n' "$rc"; } >> "$transcript"
+  record "$1"
 }
 # at_console LINE [QUESTION ANSWER]: LINE typed at an interactive cmd on a console (a
 # pseudo-terminal: the program can ask, as in a cmd window), ANSWER typed when QUESTION shows;
 # the console's text in $work/out, the exit code in $rc, both in the transcript.
 at_console() {
   rm -f "$c/e2e/now.reg"
-  (cd "$downloads" && timeout 150 python3 "$here/tests/support/console_type.py" 120 "$@" > "$work/raw" 2>&1)
+  (cd "$downloads" && timeout 150 python3 "$here/tests/support/console_type.py" 120 "${2:-}" "${3:-}" "$1" \
+     "${after_command[@]}" > "$work/raw" 2>&1)
   rc=$?
   echo "release e2e: $((SECONDS - started)) s: $1 (at a console${3:+, answering $3})"
-  sed '1{/>/d}' "$work/raw" > "$work/out"  # the prompt line with LINE is written below as typed() writes it
-  { printf '%s %s\n' "$prompt" "$1"; cat "$work/out"; printf '(exit code %s)\n\n' "$rc"; } >> "$transcript"
+  sed '1{/>/d}' "$work/raw" > "$work/out"  # the prompt line with LINE: record() writes it as typed() does
+  record "$1"
+}
+# printed_undo: the undo command the last install printed, in its cmd form.
+printed_undo() {
+  local undo
+  undo=$(sed -n 's/^  (in cmd: \(.*\))$/\1/p' "$work/out" | head -1)
+  [ -n "$undo" ] || undo=$(sed -n 's/^undo with: //p' "$work/out" | head -1)
+  printf '%s' "$undo"
 }
 rc_is() { [ "$rc" = "$1" ] || { echo "exit $rc, expected $1:"; cat "$work/out"; return 1; }; }
 says() { grep -qF -- "$1" "$work/out" || { echo "output lacks '$1':"; cat "$work/out"; return 1; }; }
@@ -221,8 +233,7 @@ check "install: the files are in, verify finds zlibwapi.dll missing (exit 5)" rc
 check "install: toolkit found through CUDA_PATH" says "found by CUDA_PATH"
 check "install: names zlibwapi.dll" says "zlibwapi.dll"
 check "install: says where it goes" says "copy it into $cuda_dir\v12.3\bin"
-undo=$(sed -n 's/^  (in cmd: \(.*\))$/\1/p' "$work/out" | head -1)
-[ -n "$undo" ] || undo=$(sed -n 's/^undo with: //p' "$work/out" | head -1)
+undo=$(printed_undo)
 check "install: an undo command for cmd" test -n "$undo"
 installed_ok() {  # installed_ok ZIP TOPDIR TOOLKIT: every file of the archive but LICENSE is in place, byte for byte
   python3 - "$1" "$2" "$3" <<'EOF'
@@ -277,7 +288,8 @@ check "the undo command as printed, answered n: says so" says "cancelled; nothin
 check "the undo command as printed, answered n: nothing changed" installed_ok "$downloads/$a895" "${a895%.zip}" "$tk"
 at_console "$undo" "Proceed? [y/N]" y
 check "the undo command as printed, answered y" rc_is 0
-check "the undo command as printed: it showed what it undoes" says "Proceed? [y/N] y"
+check "the undo command as printed: it showed what it undoes" says "roll back transaction"
+check "the undo command as printed: then asked" says "Proceed? [y/N] y"
 check "after the undo: the toolkit is byte-identical" test "$(snapshot "$tk")" = "$tree_before"
 check "after the undo: the Path value is byte-identical" test "$(path_now)" = "$path_before"
 
@@ -300,8 +312,7 @@ for case in "$a919:cudnn-windows-x86_64-9.19.0.56_cuda13-archive:v13.0:bin\\x64:
   check "$zip: the archive's files" installed_ok "$downloads/$zip" "$top" "$tk"
   check "$zip: the Path: one entry added" \
     python3 "$reg_py" one-added "$path_before" "$(path_now)" "$cuda_dir\\$ver\\$bin"
-  undo=$(sed -n 's/^  (in cmd: \(.*\))$/\1/p' "$work/out" | head -1)
-  [ -n "$undo" ] || undo=$(sed -n 's/^undo with: //p' "$work/out" | head -1)
+  undo=$(printed_undo)
   at_console "$undo" "Proceed? [y/N]" y
   check "$zip: the undo command as printed, answered y" rc_is 0
   check "$zip: after the undo, the toolkit" test "$(snapshot "$tk")" = "$tree_before"

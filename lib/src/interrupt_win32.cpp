@@ -7,6 +7,7 @@
 
 #include <atomic>
 
+#include "base/win32_util.hpp"
 #include "cudnn_install/interrupt.hpp"
 
 namespace cudnn_install {
@@ -59,13 +60,11 @@ std::unique_ptr<Interrupts> catch_interrupts() { return std::make_unique<Win32In
 // is not waited on: a read from it does not hang on a signal that came earlier.
 Interruption wait_for_input(Interrupts* interrupts, Checkpoint at) {
   constexpr DWORD kSliceMs = 50;
-  HANDLE input = GetStdHandle(STD_INPUT_HANDLE);
-  DWORD mode = 0;
-  bool console = input != INVALID_HANDLE_VALUE && input != nullptr && GetConsoleMode(input, &mode);
+  HANDLE input = win32::std_console(STD_INPUT_HANDLE);  // nullptr: not a console
   for (;;) {
     if (auto raised = interrupts ? interrupts->raised(at) : Interruption::None; raised != Interruption::None)
       return raised;
-    if (!console || WaitForSingleObject(input, kSliceMs) != WAIT_TIMEOUT) return Interruption::None;
+    if (!input || WaitForSingleObject(input, kSliceMs) != WAIT_TIMEOUT) return Interruption::None;
   }
 }
 

@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """Types one command into an interactive Wine cmd on a console, as a person at a cmd window would.
 
-Usage: console_type.py TIMEOUT LINE [QUESTION ANSWER]
+Usage: console_type.py TIMEOUT QUESTION ANSWER LINE THEN...
 Starts `wine cmd` in the current directory on a pseudo-terminal, so that the program sees a console
 (GetConsoleMode succeeds, as in a real cmd window, where a pipe would not), waits for cmd's prompt,
-types LINE and Enter; when QUESTION appears in the output, types ANSWER and Enter. After the command
-it exports the user environment to C:\\e2e\\now.reg and leaves cmd with the command's exit code,
-which becomes this script's. Prints what the console showed, from the prompt with LINE to the
+types LINE and Enter; when QUESTION (unless empty) appears in the output, types ANSWER and Enter.
+After the command it types each THEN line, the last of which should leave cmd (`exit N`); cmd's
+exit code becomes this script's. Prints what the console showed, from the prompt with LINE to the
 command's last line, its escape sequences taken out (the transcript the person would have seen)."""
 import fcntl, os, pty, re, select, struct, sys, termios, time, tty
 
@@ -77,8 +77,7 @@ def at_prompt(text, start):
 
 
 def main():
-    limit, line = float(sys.argv[1]), sys.argv[2]
-    question, answer = (sys.argv[3], sys.argv[4]) if len(sys.argv) > 4 else (None, None)
+    limit, question, answer, line, then = float(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:]
     console = Console(limit)
     console.read_until(lambda t: at_prompt(t, 0))
     start = console.text().rfind("\n") + 1  # the line of the prompt that LINE is typed at
@@ -95,8 +94,7 @@ def main():
     console.read_until(command_done)
     shown = console.text()[start:]
     shown = shown[: shown.rfind("\n") + 1]  # without the next prompt
-    for after in ("set e2e_rc=%ERRORLEVEL%", "reg export HKCU\\Environment C:\\e2e\\now.reg /y >nul 2>&1",
-                  "exit %e2e_rc%"):
+    for after in then:
         console.type(after)
     console.read_until(lambda t: False)
     sys.stdout.write(shown)

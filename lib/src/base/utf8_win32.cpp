@@ -77,17 +77,6 @@ struct Redirected {
 
 }  // namespace win32
 
-namespace {
-
-// The console behind a standard handle; nullptr when it is a file, a pipe or nothing.
-HANDLE console_of(DWORD std_handle) {
-  HANDLE h = GetStdHandle(std_handle);
-  DWORD mode = 0;
-  return h != nullptr && h != INVALID_HANDLE_VALUE && GetConsoleMode(h, &mode) ? h : nullptr;
-}
-
-}  // namespace
-
 struct Utf8Console::Streams {
   std::vector<std::unique_ptr<win32::ConsoleBuffer>> buffers;
   std::vector<win32::Redirected> redirected;
@@ -103,8 +92,8 @@ struct Utf8Console::Streams {
 Utf8Console::Utf8Console() : streams_(std::make_unique<Streams>()) {
   UINT current = GetConsoleOutputCP();  // 0 without a console
   if (current != 0 && current != CP_UTF8 && SetConsoleOutputCP(CP_UTF8)) saved_code_page_ = current;
-  streams_->put_on(console_of(STD_OUTPUT_HANDLE), std::cout);
-  HANDLE error_console = console_of(STD_ERROR_HANDLE);
+  streams_->put_on(win32::std_console(STD_OUTPUT_HANDLE), std::cout);
+  HANDLE error_console = win32::std_console(STD_ERROR_HANDLE);
   streams_->put_on(error_console, std::cerr);
   streams_->put_on(error_console, std::clog);
 }

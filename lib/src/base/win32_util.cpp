@@ -18,6 +18,12 @@ std::string narrow(std::wstring_view utf16) {
   return out;
 }
 
+HANDLE std_console(DWORD std_handle) {
+  HANDLE h = GetStdHandle(std_handle);
+  DWORD mode = 0;
+  return h != nullptr && h != INVALID_HANDLE_VALUE && GetConsoleMode(h, &mode) ? h : nullptr;
+}
+
 std::string error_text(DWORD code) {
   wchar_t* text = nullptr;
   DWORD n = FormatMessageW(FORMAT_MESSAGE_ALLOCATE_BUFFER | FORMAT_MESSAGE_FROM_SYSTEM | FORMAT_MESSAGE_IGNORE_INSERTS,

@@ -11,6 +11,8 @@ std::wstring widen(std::string_view utf8);
 std::string narrow(std::wstring_view utf16);
 // "Access is denied. (error 5)"
 std::string error_text(DWORD code);
+// The console behind a standard handle (STD_INPUT_HANDLE, ...); nullptr when it is a file, a pipe or nothing.
+HANDLE std_console(DWORD std_handle);
 // What to do when Windows denies a change that needs an administrator (a toolkit under
 // C:\Program Files, the machine's environment): this program runs asInvoker (its manifest), so
 // it must be started elevated.
