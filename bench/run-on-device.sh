@@ -26,15 +26,25 @@ bin=$libs/cudnn-install
 start=$(date +%s)
 pack() { tar -C "$work" -czf "$dest/results.tar.gz.part" "$mode" && mv "$dest/results.tar.gz.part" "$dest/results.tar.gz"; }
 step() {  # file, seconds allowed, command...: stdout to the file, stderr to its .log
-  local file=$1 limit=$2 s
+  local file=$1 limit=$2 s rc
   s=$(date +%s)
   shift 2
+  echo "$file,start,$(date '+%Y/%m/%d %H:%M:%S.%3N')" >> "$out/steps.csv"
   timeout "$limit" "$@" > "$out/$file" 2> "$out/${file%.*}.log"
-  echo "$file: exit $?, $(( $(date +%s) - s )) s (at $(( $(date +%s) - start )) s)" | tee -a "$out/steps.txt"
+  rc=$?
+  echo "$file,end,$(date '+%Y/%m/%d %H:%M:%S.%3N')" >> "$out/steps.csv"
+  echo "$file: exit $rc, $(( $(date +%s) - s )) s (at $(( $(date +%s) - start )) s)" | tee -a "$out/steps.txt"
   pack
 }
 bench() { step "$1" "$2" "$bin" bench --cuda-root "$root" --json "${@:3}"; }
 pytorch() { step "$1" "$2" python3 "$here/pytorch_conv.py" "$work/shapes.json" "${@:3}"; }
+# The SM clock, power and active clock-limit reasons every 100 ms for the whole run (power.csv), and
+# each step's start and end on the same clock (steps.csv), to tell which steps ran power-capped.
+field=clocks_event_reasons.active
+nvidia-smi --query-gpu=$field --format=csv -c 1 > /dev/null 2>&1 || field=clocks_throttle_reasons.active
+nvidia-smi --query-gpu=timestamp,clocks.sm,power.draw,temperature.gpu,$field --format=csv -lms 100 > "$out/power.csv" 2>&1 &
+sampler=$!
+trap 'kill $sampler 2> /dev/null' EXIT
 
 { nvidia-smi -L; nvidia-smi --query-gpu=driver_version,clocks.sm,clocks.max.sm,power.limit,temperature.gpu --format=csv
   python3 -c 'import torch; print("torch", torch.__version__, "cudnn", torch.backends.cudnn.version())'; } > "$out/gpu.txt" 2>&1
@@ -58,12 +68,19 @@ case $mode in
   nhwc)
     bench cudnn-install-nhwc-16.json 240 --dtypes fp16,bf16 --layouts nhwc
     bench cudnn-install-nhwc-32.json 220 --dtypes tf32,fp32 --layouts nhwc --tiers graph
-    pytorch pytorch-nhwc.json 200 fp16,bf16,tf32,fp32 nhwc ;;
+    pytorch pytorch-nhwc.json 200 fp16,bf16,tf32,fp32 nhwc
+    # The large 3x3 FP16 alone, on both sides, for its clock and power in power.csv.
+    python3 -c "import json,sys; s=json.load(open(sys.argv[1])); json.dump([x for x in s if 'large' in x['name']], open(sys.argv[2], 'w'))" \
+      "$work/shapes.json" "$work/large.json"
+    bench power-ours-large.json 60 --layers large --dtypes fp16 --tiers graph
+    step power-pytorch-large.json 60 python3 "$here/pytorch_conv.py" "$work/large.json" fp16 nhwc ;;
   nchw)
     bench cudnn-install-nchw.json 240 --dtypes fp16,bf16 --layouts nchw
     pytorch pytorch-nchw.json 120 fp16,bf16 nchw ;;
 esac
 nvidia-smi --query-gpu=clocks.sm,power.draw,temperature.gpu --format=csv >> "$out/gpu.txt" 2>&1
+kill $sampler 2> /dev/null
 python3 "$here/compare.py" "$out" > "$out/comparison.md" 2> "$out/compare.log"
+[ -s "$out/steps.csv" ] && python3 "$here/power_summary.py" "$out/power.csv" "$out/steps.csv" > "$out/power.md" 2>> "$out/compare.log"
 pack
-cat "$out/steps.txt" "$out/comparison.md"
+cat "$out/steps.txt" "$out/comparison.md" "$out/power.md" 2> /dev/null

@@ -325,6 +325,33 @@ TEST(BenchSearch, TheKnobSweepFindsAFasterConfig) {
   EXPECT_TRUE(r.correct);
 }
 
+TEST(BenchSearch, TheHeuristicsOwnConfigIsAFinalistWhenTheKnobSweepCrowdsItOut) {
+  FakeGpuSetup gpu;
+  FakeEngine tunable = engine(7, 1.0);
+  FakeKnob flat;  // every tile_size within 5 % of the best: the sweep's neighbours fill the finalists
+  flat.cost_per_step = 0.005;
+  tunable.knobs = {flat};
+  gpu.engines = {tunable};
+  gpu.mode_a = {7};
+  BenchOptions o = fake_options();
+  o.finalists = 2;
+  BenchResult r = only_result(gpu, o);
+  ASSERT_TRUE(r.error.empty()) << r.error;
+  const auto& f = r.search.finalists;
+  ASSERT_EQ(f.size(), 3u);
+  EXPECT_EQ(f[0].source, "knob sweep");
+  EXPECT_EQ(f[1].source, "knob sweep");
+  EXPECT_EQ(f[2].source, "heuristics mode A");
+  EXPECT_EQ(f[2].algorithm, "engine 7 tile_size=2");
+  EXPECT_EQ(r.algorithm, "engine 7 tile_size=4");
+  EXPECT_EQ(bench_to_json({{}, 0, "", o, {r}})["results"][0]["search"]["finalists"][2]["source"], "heuristics mode A");
+  // Beyond the margin (tile_size=2 is 1 % slower than the best), no source is added.
+  o.finalist_margin = 0.007;
+  r = only_result(gpu, o);
+  ASSERT_EQ(r.search.finalists.size(), 2u);
+  for (const auto& finalist : r.search.finalists) EXPECT_EQ(finalist.source, "knob sweep");
+}
+
 TEST(BenchSearch, Fp32KeepsOutTensorCoreAndNarrowingEngines) {
   FakeGpuSetup gpu;
   gpu.engines = {engine(9, 0.3, FakeOutput::Right, true, true, {NOTE_TENSOR_CORE}),

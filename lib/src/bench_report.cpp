@@ -26,6 +26,7 @@ nlohmann::json timing_json(const Timing& t) {
 nlohmann::json finalist_json(const Finalist& f) {
   const Timing& kernel = f.kernel();
   nlohmann::json j{{"algorithm", f.algorithm},
+                   {"source", f.source},
                    {"search_ms", f.search_ms},
                    {"picked", f.picked},
                    {"timings", {{"cuda_graph", timing_json(f.graph)}, {"back_to_back", timing_json(f.back_to_back)}}}};
@@ -90,8 +91,9 @@ nlohmann::json method_json(const BenchOptions& o) {
           {"finalists", o.finalists},
           {"finalist_margin", o.finalist_margin},
           {"finalist_timing",
-           "the candidates within finalist_margin of the best search median (at most `finalists`) that pass the "
-           "check are timed with `timing`'s counts by both kernel methods, batch by batch in turn (the first of "
+           "the candidates within finalist_margin of the best search median (at most `finalists`, then the "
+           "fastest of each source not yet among them) that pass the check are timed with `timing`'s counts by both "
+           "kernel methods, batch by batch in turn (the first of "
            "each round rotating); the best kernel median is the pick, then timed alone by every method"},
           {"search", to_string(o.search)},
           {"timing_data", to_string(o.timing_data)},

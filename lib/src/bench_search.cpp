@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <optional>
+#include <set>
 #include <type_traits>
 
 #include "bench_api.hpp"
@@ -90,28 +91,40 @@ auto fastest_of(Candidates& all, size_t n) {
 
 std::vector<const Candidate*> Search::fastest(size_t n) const { return fastest_of(candidates_, n); }
 
-// The fastest candidates within the margin of the best search median, at most options_.finalists,
-// checked in search order; those that pass are the finalists. When none within the margin passes,
-// the search goes on down the list (as far again) for the fastest that does; when none at all
-// does, the fastest is the one finalist, reported as wrong.
+// The finalists, checked in search order (those that fail the check are not timed further):
+//  - the fastest candidates within the margin of the best search median, at most options_.finalists;
+//    when none within the margin passes, the search goes on down the list (as far again) for the
+//    fastest that does; when none at all does, the fastest is the one finalist, reported as wrong;
+//  - then the fastest within the margin of each source not yet among them. The knob sweep's
+//    neighbours of one config are often all within the short search's noise and would otherwise
+//    crowd out the heuristics' own configs, among which a peer such as PyTorch's cudnn.benchmark
+//    chooses: this way the full interleaved timing decides between them too.
 std::vector<Search::Checked> Search::check_finalists(const CheckHooks& hooks, const BenchConfig& config) {
   size_t wanted = static_cast<size_t>(std::max(1, options_.finalists));
-  auto order = fastest_of(candidates_, 2 * wanted);
+  auto order = fastest_of(candidates_, candidates_.size());
   double limit = order.front()->search_ms * (1 + options_.finalist_margin);
   std::vector<Checked> passed;
   std::optional<Checked> first_wrong;
-  for (Candidate* c : order) {
-    if (passed.size() == wanted || (!passed.empty() && c->search_ms > limit)) break;
+  std::set<std::string> sources_checked;
+  auto check = [&](Candidate* c) {
+    sources_checked.insert(c->source);
     Checked checked{c, {}};
     checked.check.config = config;
     hooks.check(c->run, checked.check);
     if (checked.check.correct) {
       passed.push_back(std::move(checked));
-      continue;
+      return;
     }
     ++stats_.rejected;
     if (!first_wrong) first_wrong = std::move(checked);
+  };
+  size_t next = 0;
+  for (; next < order.size() && next < 2 * wanted; ++next) {
+    if (passed.size() == wanted || (!passed.empty() && order[next]->search_ms > limit)) break;
+    check(order[next]);
   }
+  for (; next < order.size() && order[next]->search_ms <= limit; ++next)
+    if (!sources_checked.contains(order[next]->source)) check(order[next]);
   if (passed.empty() && first_wrong) passed.push_back(std::move(*first_wrong));
   return passed;
 }
@@ -125,8 +138,8 @@ const Search::Checked* Search::time_finalists(const std::vector<Checked>& finali
   const Checked* best = nullptr;
   size_t best_index = 0;
   for (size_t i = 0; i < finalists.size(); ++i) {
-    Finalist f{finalists[i].candidate->label, finalists[i].candidate->search_ms, timings[i].graph,
-               timings[i].back_to_back};
+    const Candidate& c = *finalists[i].candidate;
+    Finalist f{c.label, c.source, c.search_ms, timings[i].graph, timings[i].back_to_back};
     const Timing& k = f.kernel();
     if (k.measured && (!best || k.ms.median < stats_.finalists[best_index].kernel().ms.median)) {
       best = &finalists[i];

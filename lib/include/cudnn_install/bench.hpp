@@ -72,6 +72,7 @@ struct Timing {
 // methods, batch by batch in turn with the other finalists, so clock and thermal drift hit all alike.
 struct Finalist {
   std::string algorithm;
+  std::string source;    // what proposed it: "heuristics mode A", "knob sweep", "cudnnFind", ...
   double search_ms = 0;  // its median in the search
   Timing graph{TimingMethod::CudaGraph};
   Timing back_to_back{TimingMethod::BackToBack};
