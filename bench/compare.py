@@ -29,7 +29,7 @@ def load(dirs, pattern):
 
 
 def stage_ms(result):
-    """The median of a tier's pick in its interleaved finalist stage (its reported figure when absent)."""
+    """The median of a tier's pick in its finalist stage (its reported figure when absent)."""
     picked = [f for f in result.get("search", {}).get("finalists", []) if f.get("picked") and "median_ms" in f]
     return picked[0]["median_ms"] if picked else result["median_ms"]
 

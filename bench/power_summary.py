@@ -4,14 +4,17 @@
 power.csv is `nvidia-smi --query-gpu=timestamp,clocks.sm,power.draw,temperature.gpu,
 clocks_event_reasons.active --format=csv -lms 100` over the whole run; steps.csv has a line
 "FILE,start|end,TIMESTAMP" per step on the same clock. For each step: the samples taken while it
-ran, the median and range of the SM clock, the median power, the hottest temperature, and the share
-of samples in which the clock was held down by the software power cap (reason bit 0x4) or by a
-thermal or hardware slowdown (0x8, 0x20, 0x40, 0x80).
+ran, the median and range of the SM clock, the median SM clock of the samples in which the software
+power cap held the clock down (reason bit 0x4 with the clock more than two 15 MHz steps below the
+run's highest: the GPU at full load; the bit stays on for a few samples after the load ends, at
+the full clock), the median power (nvidia-smi
+averages it over about a second, so it lags the load), the hottest temperature, and the share of
+samples that were power-capped or held down by a thermal or hardware slowdown (0x8, 0x20, 0x40, 0x80).
 
 Then, when the run has them (the nhwc mode), the large 3x3 FP16 timed alone on each side
 (power-ours-large.json, power-pytorch-large.json): its TFLOP/s against the datasheet's dense peak,
 which assumes the GPU's maximum SM clock (the JSON's device.clock_mhz), and against the peak at the
-clock the GPU held during that step.
+clock the power cap held during that step.
 
 Usage: power_summary.py POWER.csv STEPS.csv > power.md
 """
@@ -71,19 +74,23 @@ def share(rows, bits):
 
 
 def step_table(power, ran):
-    print("| step | samples | SM clock MHz, median [min-max] | power W, median | hottest °C | power-capped | "
-          "thermal or hardware slowdown |")
-    print("|---|---:|---:|---:|---:|---:|---:|")
+    top = max(r[1] for r in power)
+    print("| step | samples | SM clock MHz, median [min-max] | SM clock MHz while power-capped, median | "
+          "power W, median | hottest °C | power-capped | thermal or hardware slowdown |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
     held = {}
     for name, start, end in ran:
         rows = [r for r in power if start <= r[0] <= end]
         if not rows:
-            print(f"| {name} | 0 | | | | | |")
+            print(f"| {name} | 0 | | | | | | |")
             continue
         mhz = [r[1] for r in rows]
-        held[name] = statistics.median(mhz)
+        capped = [r[1] for r in rows if r[4] & POWER_CAP and r[1] < top - 30]
+        if capped:
+            held[name] = statistics.median(capped)
         temps = [r[3] for r in rows if r[3] is not None]
-        print(f"| {name} | {len(rows)} | {held[name]:.0f} [{min(mhz):.0f}-{max(mhz):.0f}] | "
+        print(f"| {name} | {len(rows)} | {statistics.median(mhz):.0f} [{min(mhz):.0f}-{max(mhz):.0f}] | "
+              f"{f'{held[name]:.0f}' if capped else '-'} | "
               f"{statistics.median(r[2] for r in rows):.0f} | {max(temps) if temps else 0:.0f} | "
               f"{share(rows, POWER_CAP):.0f} % | {share(rows, SLOWDOWNS):.0f} % |")
     return held
@@ -96,7 +103,7 @@ def large_alone(directory, held):
     ours = json.load(open(ours_path))
     peak, max_mhz = ours["device"]["peak_tflops"]["fp16"], ours["device"]["clock_mhz"]
     print(f"\nThe large 3x3 FP16 NHWC timed alone (dense peak {peak:g} TFLOP/s at {max_mhz:g} MHz):\n")
-    print("| side | TFLOP/s | % of dense peak | SM clock held, MHz | % of the peak at that clock |")
+    print("| side | TFLOP/s | % of dense peak | SM clock while power-capped, MHz | % of the peak at that clock |")
     print("|---|---:|---:|---:|---:|")
     for side, path in (("cudnn-install", ours_path), ("PyTorch", torch_path)):
         name = os.path.basename(path)

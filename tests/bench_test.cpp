@@ -185,33 +185,50 @@ TEST(BenchTiming, AFailingExecutionIsNotMeasured) {
   EXPECT_LT(time_once(libs->cu, nullptr, [] { return 1; }), 0);
 }
 
-TEST(BenchTiming, InterleavedTimingTakesEachRunsBatchesInTurn) {
+TEST(BenchTiming, FinalistsAreTimedInTurnForwardThenBackward) {
   FakeGpuSetup setup;
   setup.launch_ms = 0;
   auto libs = fake_gpu(setup);
   std::vector<Execute> runs;
   for (int64_t id : {1, 2, 3}) runs.push_back([id] { return test::fake::advance(id * 0.5, id); });
-  auto timings = measure_interleaved(libs->cu, nullptr, {0, 2, 3, 0}, runs);
+  auto timings = measure_in_turn(libs->cu, nullptr, {0, 2, 3, 0}, runs);
   ASSERT_EQ(timings.size(), 3u);
   for (size_t i = 0; i < 3; ++i) {
     ASSERT_TRUE(timings[i].graph.measured && timings[i].back_to_back.measured);
     EXPECT_DOUBLE_EQ(timings[i].graph.ms.median, (i + 1) * 0.5);
     EXPECT_DOUBLE_EQ(timings[i].back_to_back.ms.median, (i + 1) * 0.5);
+    EXPECT_EQ(timings[i].graph.counts.batches, 3);
   }
-  // After each run's graph is launched once: every round a batch of each method for each run,
-  // the first of the round rotating.
-  EXPECT_EQ(engine_turns(), (std::vector<int64_t>{1, 2, 3, 1, 2, 3, 2, 3, 1, 3, 1, 2}));
-  EXPECT_EQ(test::fake_gpu_log().engine_runs.size(), 3u * 2 + 3 * 3 * 4);
+  // Two rounds (2 batches, then 1), each run in turn: 1, 2, 3, then 3, 2, 1.
+  EXPECT_EQ(engine_turns(), (std::vector<int64_t>{1, 2, 3, 2, 1}));
+  // Per run and round: the graph's warm-up replay and its batches, then the back-to-back batches.
+  EXPECT_EQ(test::fake_gpu_log().engine_runs.size(), 3u * ((2 + 2 * 2 + 2 * 2) + (2 + 1 * 2 + 1 * 2)));
+  EXPECT_EQ(test::fake_gpu_log().captures, 3 * 2);
 }
 
-TEST(BenchTiming, AnInterleavedRunThatCannotBeCapturedIsTimedBackToBackOneThatFailsIsNotTimed) {
+TEST(BenchTiming, EachFinalistAndMethodWarmsUpOnItsOwn) {
+  FakeGpuSetup setup;
+  setup.launch_ms = 0;
+  auto libs = fake_gpu(setup);
+  std::vector<Execute> runs;
+  for (int64_t id : {1, 2}) runs.push_back([id] { return test::fake::advance(1.0, id); });
+  // Half of the 4 ms warm-up per round: one untimed batch of 2 ms before each phase's timed one.
+  auto timings = measure_in_turn(libs->cu, nullptr, {0, 2, 2, 4.0}, runs);
+  ASSERT_TRUE(timings[0].graph.measured && timings[1].back_to_back.measured);
+  // Per run and round: graph (warm-up replay, warm-up batch, timed batch), back to back (warm-up
+  // batch, timed batch), 2 executions each.
+  EXPECT_EQ(test::fake_gpu_log().engine_runs.size(), 2u * 2 * (3 * 2 + 2 * 2));
+}
+
+TEST(BenchTiming, AFinalistThatCannotBeCapturedIsTimedBackToBackOneThatFailsIsNotTimed) {
   auto libs = fake_gpu({});
   int calls = 0, calls3 = 0;
   std::vector<Execute> runs{[] { return test::fake::advance(1.0, 1); },
                             [&] { return ++calls == 2 ? 7 : test::fake::advance(1.0, 2); },
                             [&] { return ++calls3 == 5 ? 9 : test::fake::advance(1.0, 3); }};
-  auto timings = measure_interleaved(libs->cu, nullptr, {1, 2, 3, 0}, runs);
-  // The third: warm-up 1, capture 2 and 3, then its first back-to-back batch fails at 5.
+  auto timings = measure_in_turn(libs->cu, nullptr, {1, 2, 3, 0}, runs);
+  // The third: graph warm-up 1, capture 2 and 3 (replays call nothing), back-to-back warm-up 4,
+  // then its first back-to-back batch fails at 5.
   EXPECT_FALSE(timings[2].graph.measured || timings[2].back_to_back.measured);
   EXPECT_NE(timings[2].back_to_back.note.find("status 9"), std::string::npos) << timings[2].back_to_back.note;
   EXPECT_TRUE(timings[0].graph.measured && timings[0].back_to_back.measured);
@@ -220,7 +237,7 @@ TEST(BenchTiming, AnInterleavedRunThatCannotBeCapturedIsTimedBackToBackOneThatFa
   EXPECT_TRUE(timings[1].back_to_back.measured);
 }
 
-TEST(BenchSearch, TheFinalistWithTheBestInterleavedMedianWins) {
+TEST(BenchSearch, TheFinalistWithTheBestMedianInTurnWins) {
   FakeGpuSetup gpu;
   FakeEngine flattered = engine(1, 1.0);  // fastest in the search, slower from its 13th execution on
   flattered.late_after = 12;
@@ -246,9 +263,10 @@ TEST(BenchSearch, TheFinalistWithTheBestInterleavedMedianWins) {
   EXPECT_TRUE(f[1].picked);
   EXPECT_GT(r.search.final_seconds, 0);
   EXPECT_LE(r.search.final_seconds, r.search.seconds);
-  // Engines 1 and 2 took turns batch by batch: each came back at least once per batch.
+  // Engines 1 and 2 took turns: 1, 2 in the first round and 2, 1 in the second.
   auto turns = engine_turns();
-  for (int64_t e : {1, 2}) EXPECT_GE(std::count(turns.begin(), turns.end(), e), o.timing.batches) << e;
+  ASSERT_GE(turns.size(), 4u);
+  EXPECT_EQ(std::vector<int64_t>(turns.end() - 4, turns.end() - 1), (std::vector<int64_t>{1, 2, 1}));
   auto j = bench_to_json(*report)["results"][0]["search"];
   ASSERT_EQ(j["finalists"].size(), 2u);
   EXPECT_EQ(j["finalists"][1]["algorithm"], "engine 2");

@@ -248,15 +248,18 @@ using Execute = std::function<int()>;
 // Times `run` by `method` with `counts` (bench_timing.cpp). Not measured, with a note, when an
 // execution fails or the executions cannot be captured into a CUDA graph.
 Timing measure(const Driver& cu, void* stream, TimingMethod method, const TimingCounts& counts, const Execute& run);
-// The finalists' kernel timings (bench_timing.cpp): each batch of every run in turn, by both
-// methods, the first run of each round rotating, so that drift of the GPU's clock over the
-// measurement hits every run alike.
+// The finalists' kernel timings (bench_timing.cpp), each run timed by both methods as measure()
+// times the pick, in two rounds of half the batches after half the warm-up: every run in turn,
+// forward in the first round and backward in the second, so that a drift of the GPU's clock or
+// temperature over the stage hits every run alike. Each phase (one run, one method) warms up on
+// its own: a batch that follows lighter work (a host-bound back-to-back batch, another run) starts
+// at a higher clock than this load sustains, and timed that way a run looks faster than it runs.
 struct KernelTimings {
   Timing graph{TimingMethod::CudaGraph};
   Timing back_to_back{TimingMethod::BackToBack};
 };
-std::vector<KernelTimings> measure_interleaved(const Driver& cu, void* stream, const TimingCounts& counts,
-                                               const std::vector<Execute>& runs);
+std::vector<KernelTimings> measure_in_turn(const Driver& cu, void* stream, const TimingCounts& counts,
+                                           const std::vector<Execute>& runs);
 // The faster measured of a CUDA graph and a back-to-back timing (the back-to-back one if neither is).
 const Timing& faster_of(const Timing& graph, const Timing& back_to_back);
 // Milliseconds of one execution, timed alone after one untimed execution; <0 when it fails.
@@ -281,7 +284,7 @@ struct CheckHooks {
 
 // The search of one configuration (bench_search.cpp): candidates are timed as they are added,
 // each after one execution that abandons those far slower than the best so far; finish() checks
-// the fastest few, times those that pass interleaved with the full counts, keeps the best median
+// the fastest few, times those that pass in turn with the full counts, keeps the best median
 // and times it by every method.
 class Search {
  public:

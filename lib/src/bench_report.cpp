@@ -93,8 +93,9 @@ nlohmann::json method_json(const BenchOptions& o) {
           {"finalist_timing",
            "the candidates within finalist_margin of the best search median (at most `finalists`, then the "
            "fastest of each source not yet among them) that pass the check are timed with `timing`'s counts by both "
-           "kernel methods, batch by batch in turn (the first of "
-           "each round rotating); the best kernel median is the pick, then timed alone by every method"},
+           "kernel methods, in two rounds of half the batches (every finalist in turn, forward then backward), "
+           "each finalist and method after its own untimed batches for half of warmup_ms; the best kernel median "
+           "is the pick, then timed alone by every method"},
           {"search", to_string(o.search)},
           {"timing_data", to_string(o.timing_data)},
           {"workspace_limit_bytes", o.workspace_limit}};

@@ -1,8 +1,8 @@
 // The search of one configuration, the same for every tier: each candidate is timed back to back
 // on the timing data; the fastest few (those within a few percent of the best) are checked against
-// the CPU reference, those that pass are re-timed with the full counts interleaved batch by batch
-// (the search's short timings cannot tell configs of equal speed apart, and drift over a sequential
-// re-timing would favour whichever ran first), and the best median is timed by every method.
+// the CPU reference, those that pass are re-timed with the full counts in turn (the search's short
+// timings cannot tell configs of equal speed apart; see measure_in_turn), and the best median is
+// timed by every method.
 #include <algorithm>
 #include <chrono>
 #include <optional>
@@ -98,7 +98,7 @@ std::vector<const Candidate*> Search::fastest(size_t n) const { return fastest_o
 //  - then the fastest within the margin of each source not yet among them. The knob sweep's
 //    neighbours of one config are often all within the short search's noise and would otherwise
 //    crowd out the heuristics' own configs, among which a peer such as PyTorch's cudnn.benchmark
-//    chooses: this way the full interleaved timing decides between them too.
+//    chooses: this way the full timing decides between them too.
 std::vector<Search::Checked> Search::check_finalists(const CheckHooks& hooks, const BenchConfig& config) {
   size_t wanted = static_cast<size_t>(std::max(1, options_.finalists));
   auto order = fastest_of(candidates_, candidates_.size());
@@ -129,12 +129,12 @@ std::vector<Search::Checked> Search::check_finalists(const CheckHooks& hooks, co
   return passed;
 }
 
-// Times the finalists interleaved with the full counts; records them; the best kernel median wins.
+// Times the finalists in turn with the full counts; records them; the best kernel median wins.
 const Search::Checked* Search::time_finalists(const std::vector<Checked>& finalists) {
   std::vector<Execute> runs;
   runs.reserve(finalists.size());
   for (const Checked& f : finalists) runs.push_back(f.candidate->run);
-  auto timings = measure_interleaved(gpu_.libs.cu, gpu_.stream, options_.timing, runs);
+  auto timings = measure_in_turn(gpu_.libs.cu, gpu_.stream, options_.timing, runs);
   const Checked* best = nullptr;
   size_t best_index = 0;
   for (size_t i = 0; i < finalists.size(); ++i) {

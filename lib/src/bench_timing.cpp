@@ -95,58 +95,42 @@ Timing not_measured(Timing t, std::string why) {
   return t;
 }
 
-// One run of measure_interleaved(): its graph (when it could be captured) and its samples.
-struct Contender {
-  const Execute* run;
-  std::unique_ptr<CapturedGraph> graph;
-  KernelTimings timings;
-  std::vector<double> graph_ms, back_to_back_ms;
-  bool failed = false;
-};
-
-// Prepares one contender as measure() does: warm-up executions, the graph captured and launched once.
-void prepare(const Driver& cu, void* stream, const TimingCounts& counts, Contender& c) {
-  int per_batch = std::max(1, counts.per_batch);
-  if (int status = run_times(*c.run, counts.warmup); status != 0) {
-    std::string why = "an execution failed (status " + std::to_string(status) + ")";
-    c.timings.graph = not_measured(c.timings.graph, why);
-    c.timings.back_to_back = not_measured(c.timings.back_to_back, why);
-    c.failed = true;
-    return;
-  }
-  c.graph = std::make_unique<CapturedGraph>(cu, stream, per_batch, *c.run);
-  int status = c.graph->status();
-  if (status == 0 && c.graph->launch(stream) != 0) status = -1;
-  if (status != 0) {
-    c.timings.graph = not_measured(c.timings.graph,
-                                   "the executions could not be captured into a CUDA graph or "
-                                   "launched (status " +
-                                       std::to_string(status) + ")");
-    c.graph.reset();
-  }
+std::string with_status(const std::string& what, int status) {
+  return what + " (status " + std::to_string(status) + ")";
 }
 
-// One batch of each method for `c`; samples are per execution. A failure ends the contender.
-void time_round(EventPair& events, void* stream, int per_batch, Contender& c, bool keep) {
-  auto timed = [&](const std::function<int()>& batch, std::vector<double>& into, Timing& t) {
+// Appends the per-execution milliseconds of `counts.batches` batches of `method` to `samples`, timed
+// as measure() says; gives why not, or "" when they were timed.
+std::string time_batches(const Driver& cu, void* stream, TimingMethod method, const TimingCounts& counts,
+                         const Execute& run, std::vector<double>& samples) {
+  int per_batch = method == TimingMethod::SingleCall ? 1 : std::max(1, counts.per_batch);
+  EventPair events(cu, stream);
+  if (!events.ok()) return "CUDA events could not be created";
+  if (int status = run_times(run, counts.warmup); status != 0) return with_status("an execution failed", status);
+  std::optional<CapturedGraph> graph;
+  if (method == TimingMethod::CudaGraph) {
+    graph.emplace(cu, stream, per_batch, run);
+    if (graph->status() != 0)
+      return with_status("the executions could not be captured into a CUDA graph", graph->status());
+    if (graph->launch(stream) != 0) return "the CUDA graph could not be launched";  // warm-up
+  }
+  auto batch = [&] { return graph ? graph->launch(stream) : run_times(run, per_batch); };
+  if (int status = warm_up_for(counts.warmup_ms, events, batch); status != 0)
+    return with_status("an execution failed while warming up", status);
+  for (int b = 0; b < counts.batches; ++b) {
     int status = events.start();
     if (status == 0) status = batch();
     double ms = status == 0 ? events.stop() : -1;
-    if (ms < 0) {
-      t = not_measured(t, "an execution or its timing failed (status " + std::to_string(status) + ")");
-      c.failed = true;
-    } else if (keep) {
-      into.push_back(ms / per_batch);
-    }
-  };
-  timed([&] { return run_times(*c.run, per_batch); }, c.back_to_back_ms, c.timings.back_to_back);
-  if (c.graph && !c.failed) timed([&] { return c.graph->launch(stream); }, c.graph_ms, c.timings.graph);
+    if (ms < 0) return with_status("an execution or its timing failed", status);
+    samples.push_back(ms / per_batch);
+  }
+  return {};
 }
 
-// A contender that failed part way has no timing: its batches stopped before the others'.
-void finish_timing(Timing& t, std::vector<double> samples, bool failed) {
-  if (t.measured || !t.note.empty()) return;
-  if (failed) {
+// A timing from its samples, unless a note already says why it has none.
+void finish_timing(Timing& t, std::vector<double> samples, bool other_failed) {
+  if (!t.note.empty()) return;
+  if (other_failed) {
     t = not_measured(t, "not timed further after an execution of the other method failed");
     return;
   }
@@ -156,6 +140,27 @@ void finish_timing(Timing& t, std::vector<double> samples, bool failed) {
   }
   t.ms = spread_of(std::move(samples));
   t.measured = true;
+}
+
+// One run of measure_in_turn(): its timings so far and their samples.
+struct Contender {
+  KernelTimings timings;
+  std::vector<double> graph_ms, back_to_back_ms;
+  bool failed = false;  // an execution of the back-to-back phase failed: not timed further
+};
+
+// A phase of each method for one contender. A failure in the graph phase ends its graph timing
+// (the executions may not be capturable); one in the back-to-back phase ends the contender.
+void time_phases(const Driver& cu, void* stream, const TimingCounts& phase, const Execute& run, Contender& c) {
+  if (c.failed) return;
+  if (c.timings.graph.note.empty())
+    if (std::string why = time_batches(cu, stream, TimingMethod::CudaGraph, phase, run, c.graph_ms); !why.empty())
+      c.timings.graph = not_measured(c.timings.graph, why);
+  if (std::string why = time_batches(cu, stream, TimingMethod::BackToBack, phase, run, c.back_to_back_ms);
+      !why.empty()) {
+    c.timings.back_to_back = not_measured(c.timings.back_to_back, why);
+    c.failed = true;
+  }
 }
 
 }  // namespace
@@ -168,43 +173,25 @@ const Timing& faster_of(const Timing& graph, const Timing& back_to_back) {
 }
 // NOLINTEND(bugprone-return-const-ref-from-parameter)
 
-std::vector<KernelTimings> measure_interleaved(const Driver& cu, void* stream, const TimingCounts& counts,
-                                               const std::vector<Execute>& runs) {
-  int per_batch = std::max(1, counts.per_batch);
+std::vector<KernelTimings> measure_in_turn(const Driver& cu, void* stream, const TimingCounts& counts,
+                                           const std::vector<Execute>& runs) {
+  constexpr int kRounds = 2;
   std::vector<Contender> all(runs.size());
-  for (size_t i = 0; i < runs.size(); ++i) {
-    all[i].run = &runs[i];
-    all[i].timings = {Timing{TimingMethod::CudaGraph, counts}, Timing{TimingMethod::BackToBack, counts}};
-    prepare(cu, stream, counts, all[i]);
-  }
-  EventPair events(cu, stream);
-  if (!events.ok())
-    for (auto& c : all) {
-      c.timings.back_to_back = not_measured(c.timings.back_to_back, "CUDA events could not be created");
-      c.failed = true;
-    }
-  // A round: every contender that still runs, starting at `first`.
-  auto round = [&](size_t first, bool keep) {
+  for (auto& c : all) c.timings = {Timing{TimingMethod::CudaGraph, counts}, Timing{TimingMethod::BackToBack, counts}};
+  for (int round = 0; round < kRounds; ++round) {
+    TimingCounts phase = counts;
+    phase.batches = counts.batches / kRounds + (round < counts.batches % kRounds ? 1 : 0);
+    phase.warmup_ms = counts.warmup_ms / kRounds;
+    if (phase.batches == 0) continue;
     for (size_t k = 0; k < all.size(); ++k) {
-      Contender& c = all[(first + k) % all.size()];
-      if (!c.failed) time_round(events, stream, per_batch, c, keep);
+      size_t i = round % 2 == 0 ? k : all.size() - 1 - k;  // forward, then backward
+      time_phases(cu, stream, phase, runs[i], all[i]);
     }
-  };
-  // Untimed rounds until warmup_ms of GPU time have passed, as measure() warms up with batches.
-  EventPair warm(cu, stream);
-  double elapsed = 0;
-  for (int i = 0; i < 1000 && warm.ok() && elapsed < counts.warmup_ms; ++i) {
-    if (warm.start() != 0) break;
-    round(0, false);
-    double ms = warm.stop();
-    if (ms < 0) break;
-    elapsed += ms;
   }
-  for (int b = 0; b < counts.batches; ++b) round(static_cast<size_t>(b), true);
   std::vector<KernelTimings> out;
   for (auto& c : all) {
     finish_timing(c.timings.graph, std::move(c.graph_ms), c.failed);
-    finish_timing(c.timings.back_to_back, std::move(c.back_to_back_ms), c.failed);
+    finish_timing(c.timings.back_to_back, std::move(c.back_to_back_ms), false);
     out.push_back(std::move(c.timings));
   }
   return out;
@@ -227,33 +214,10 @@ double time_once(const Driver& cu, void* stream, const Execute& run) {
 Timing measure(const Driver& cu, void* stream, TimingMethod method, const TimingCounts& counts, const Execute& run) {
   Timing t{method, counts};
   if (method == TimingMethod::SingleCall) t.counts.per_batch = 1;
-  int per_batch = std::max(1, t.counts.per_batch);
-  EventPair events(cu, stream);
-  if (!events.ok()) return not_measured(t, "CUDA events could not be created");
-  if (int status = run_times(run, t.counts.warmup); status != 0)
-    return not_measured(t, "an execution failed (status " + std::to_string(status) + ")");
-  std::optional<CapturedGraph> graph;
-  if (method == TimingMethod::CudaGraph) {
-    graph.emplace(cu, stream, per_batch, run);
-    if (graph->status() != 0)
-      return not_measured(
-          t, "the executions could not be captured into a CUDA graph (status " + std::to_string(graph->status()) + ")");
-    if (graph->launch(stream) != 0) return not_measured(t, "the CUDA graph could not be launched");  // warm-up
-  }
-  auto batch = [&] { return graph ? graph->launch(stream) : run_times(run, per_batch); };
-  if (int status = warm_up_for(t.counts.warmup_ms, events, batch); status != 0)
-    return not_measured(t, "an execution failed while warming up (status " + std::to_string(status) + ")");
-  std::vector<double> per_execution;
-  for (int b = 0; b < t.counts.batches; ++b) {
-    int status = events.start();
-    if (status == 0) status = batch();
-    double ms = status == 0 ? events.stop() : -1;
-    if (ms < 0) return not_measured(t, "an execution or its timing failed (status " + std::to_string(status) + ")");
-    per_execution.push_back(ms / per_batch);
-  }
-  if (per_execution.empty()) return not_measured(t, "no batch was timed");
-  t.ms = spread_of(std::move(per_execution));
-  t.measured = true;
+  std::vector<double> samples;
+  if (std::string why = time_batches(cu, stream, method, t.counts, run, samples); !why.empty())
+    return not_measured(t, why);
+  finish_timing(t, std::move(samples), false);
   return t;
 }
 

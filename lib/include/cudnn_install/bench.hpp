@@ -88,7 +88,7 @@ struct SearchStats {
   int abandoned = 0;         // far slower than the best so far after one execution
   int rejected = 0;          // failed the numerical check
   double seconds = 0;        // from the first proposal to the checked pick, before its final timing
-  double final_seconds = 0;  // of `seconds`: checking the finalists and timing them interleaved
+  double final_seconds = 0;  // of `seconds`: checking the finalists and timing them in turn
   std::vector<Finalist> finalists;
   std::vector<std::pair<std::string, int>> sources;  // "heuristics mode A" -> proposed
 };
@@ -135,7 +135,8 @@ struct BenchOptions {
   TimingCounts timing{3, 20, 10, 200};   // the reported timing of the pick
   TimingCounts search_timing{2, 10, 3};  // each candidate of the search (after one warm-up as long as timing's)
   // The fastest candidates within finalist_margin of the best search median, at most `finalists`
-  // of them, are checked and then timed interleaved with the full counts; the best median wins.
+  // of them, then the fastest of each source not yet among them, are checked and then timed in turn
+  // with the full counts (see measure_in_turn); the best median wins.
   int finalists = 4;
   double finalist_margin = 0.05;
   SearchDepth search = SearchDepth::Knobs;
