@@ -1,7 +1,6 @@
 // Timing on the GPU: CUDA events on the bench stream around one execution, around executions
 // issued back to back, or around the replay of those executions captured in a CUDA graph.
 #include <algorithm>
-#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
