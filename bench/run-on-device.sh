@@ -8,6 +8,8 @@
 #   nhwc   15 layers, FP16/BF16 (both tiers) and TF32/FP32 (graph tier) NHWC
 #   nchw   15 layers, FP16/BF16 NCHW (both tiers)
 #   smoke  three layers, FP16 and FP32 NHWC, and the large 3x3 timed on exact inputs too
+# LAYERS="res3 3x3,large" (names or parts of names, comma-separated) limits nhwc and nchw to those
+# layers on both sides: a check of a few rows when device time is short.
 # One call of the device tool runs at most 10 minutes, so the full table is two runs, nhwc then
 # nchw, on the same machine. Expects a cudnn-install and the shared libraries it needs in $DEVLIBS
 # (default .devcarry/, see bench/README.md). Everything is packed into $OUT/results.tar.gz (default
@@ -56,26 +58,32 @@ mkdir -p "$root/include" "$root/lib" "$root/bin" && ln -s lib "$root/lib64"
 echo "#define CUDA_VERSION 13000" > "$root/include/cuda.h"
 step install.txt 120 "$bin" --yes --manifest "$manifest" --cuda-root "$root" "$archive"
 "$bin" bench --list-shapes > "$work/shapes.json"
+keep_layers() {  # shapes.json, output, comma-separated parts of layer names
+  python3 -c "import json,sys; s=json.load(open(sys.argv[1])); json.dump([x for x in s if any(l in x['name'] for l in sys.argv[3].split(','))], open(sys.argv[2], 'w'))" "$@"
+}
+only=()
+if [ -n "${LAYERS:-}" ]; then
+  keep_layers "$work/shapes.json" "$work/shapes.json" "$LAYERS"
+  only=(--layers "$LAYERS")
+fi
 
 case $mode in
   smoke)
     layers="res2 1x1 64->64,res4 1x1 1024->256,large"
-    python3 -c "import json,sys; s=json.load(open(sys.argv[1])); json.dump([x for x in s if any(l in x['name'] for l in sys.argv[2].split(','))], open(sys.argv[1], 'w'))" \
-      "$work/shapes.json" "$layers"
+    keep_layers "$work/shapes.json" "$work/shapes.json" "$layers"
     bench cudnn-install-nhwc.json 200 --layers "$layers" --dtypes fp16,fp32
     bench exact-large.json 60 --layers large --dtypes fp16 --tiers graph --timing-data exact
     pytorch pytorch-nhwc.json 120 fp16,fp32 nhwc ;;
   nhwc)
-    bench cudnn-install-nhwc-16.json 240 --dtypes fp16,bf16 --layouts nhwc
-    bench cudnn-install-nhwc-32.json 220 --dtypes tf32,fp32 --layouts nhwc --tiers graph
+    bench cudnn-install-nhwc-16.json 240 --dtypes fp16,bf16 --layouts nhwc "${only[@]}"
+    bench cudnn-install-nhwc-32.json 220 --dtypes tf32,fp32 --layouts nhwc --tiers graph "${only[@]}"
     pytorch pytorch-nhwc.json 200 fp16,bf16,tf32,fp32 nhwc
     # The large 3x3 FP16 alone, on both sides, for its clock and power in power.csv.
-    python3 -c "import json,sys; s=json.load(open(sys.argv[1])); json.dump([x for x in s if 'large' in x['name']], open(sys.argv[2], 'w'))" \
-      "$work/shapes.json" "$work/large.json"
+    keep_layers "$work/shapes.json" "$work/large.json" large
     bench power-ours-large.json 60 --layers large --dtypes fp16 --tiers graph
     step power-pytorch-large.json 60 python3 "$here/pytorch_conv.py" "$work/large.json" fp16 nhwc ;;
   nchw)
-    bench cudnn-install-nchw.json 240 --dtypes fp16,bf16 --layouts nchw
+    bench cudnn-install-nchw.json 240 --dtypes fp16,bf16 --layouts nchw "${only[@]}"
     pytorch pytorch-nchw.json 120 fp16,bf16 nchw ;;
 esac
 nvidia-smi --query-gpu=clocks.sm,power.draw,temperature.gpu --format=csv >> "$out/gpu.txt" 2>&1
