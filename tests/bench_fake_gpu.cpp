@@ -24,6 +24,7 @@ struct State {
   FakeGpuSetup setup;
   FakeGpuLog log;
   double now_ms = 0;
+  double busy_ms = 0;  // busy GPU time less pauses, at most twice boost_settle_ms
   bool capturing = false, capture_invalid = false;
   std::vector<std::function<double()>> captured;
   std::map<int64_t, int> engine_executions;
@@ -82,12 +83,22 @@ void convolve(const Conv& cv, const void* x, const void* w, void* y, FakeOutput 
         }
 }
 
-// The cost of an execution of `engine` (-1: none) now: its engine may have slowed down by now.
+// The cost of an execution of `engine` (-1: none) now: its engine may have slowed down by now,
+// and the GPU may still run at its boost clock.
 double cost_now(int64_t engine, double ms) {
   g.log.engine_runs.push_back(engine);
   const FakeEngine* spec = engine >= 0 ? fake::engine_spec(engine) : nullptr;
-  if (spec && spec->late_after > 0 && ++g.engine_executions[engine] > spec->late_after) return ms * spec->late_factor;
+  if (spec && spec->late_after > 0 && ++g.engine_executions[engine] > spec->late_after) ms *= spec->late_factor;
+  if (g.busy_ms < g.setup.boost_settle_ms) ms *= g.setup.boost_factor;
+  // Settled, it stays so through short pauses: it takes a pause of boost_settle_ms to cool it.
+  g.busy_ms = std::min(g.busy_ms + ms, 2 * g.setup.boost_settle_ms);
   return ms;
+}
+
+// The host cost of one call of `engine`.
+double host_ms(int64_t engine) {
+  const FakeEngine* spec = engine >= 0 ? fake::engine_spec(engine) : nullptr;
+  return spec && spec->host_ms >= 0 ? spec->host_ms : g.setup.launch_ms;
 }
 
 // One execution: performed now, or recorded when the stream is being captured.
@@ -104,7 +115,9 @@ int execute(int64_t engine, double ms, bool capturable, std::function<void()> wo
     g.captured.push_back(std::move(op));
     return 0;
   }
-  g.now_ms += op() + g.setup.launch_ms;
+  double host = host_ms(engine);  // the GPU waits while the host makes the call
+  g.busy_ms = std::max(0.0, g.busy_ms - host);
+  g.now_ms += op() + host;
   return 0;
 }
 
@@ -283,6 +296,7 @@ std::shared_ptr<const Libraries> fake_gpu(FakeGpuSetup setup) {
   g.setup = std::move(setup);
   g.log = {};
   g.now_ms = 0;
+  g.busy_ms = 0;
   g.capturing = false;
   g.engine_executions.clear();
   auto libs = std::make_shared<Libraries>();

@@ -33,6 +33,7 @@ struct FakeEngine {
   // much: an engine whose short search timing flatters it.
   int late_after = 0;
   double late_factor = 1.0;
+  double host_ms = -1;  // host cost of one call (not of a graph replay); -1: the setup's launch_ms
 };
 
 struct FakeAlgo {
@@ -46,6 +47,12 @@ struct FakeGpuSetup {
   std::vector<int64_t> mode_a, mode_instant, mode_b, fallback;  // engine indices each heuristics mode proposes
   std::vector<FakeAlgo> legacy;                                 // what cudnnFind returns
   double launch_ms = 0.01;                                      // host cost of one call, hidden by a CUDA graph
+  // A power controller: executions cost boost_factor of their time until the GPU has been busy
+  // for boost_settle_ms (0: never boosted); the host time of a call (a replay's launch is not one)
+  // is a pause that cools it by as much, and it takes pauses of boost_settle_ms to cool a GPU
+  // that has run settled.
+  double boost_factor = 1.0;
+  double boost_settle_ms = 0;
 };
 
 // What the fake saw.

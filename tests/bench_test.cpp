@@ -220,6 +220,28 @@ TEST(BenchTiming, EachFinalistAndMethodWarmsUpOnItsOwn) {
   EXPECT_EQ(test::fake_gpu_log().engine_runs.size(), 2u * 2 * (3 * 2 + 2 * 2));
 }
 
+// The GPU boosts its clock after a pause until it has been busy for a while. Finalist 2 is 5 %
+// slower but host-bound: its back-to-back calls (2 ms of host time each) keep the GPU cool, so a
+// graph batch timed right after them would run mostly at the boost clock and look faster than 1. Each
+// phase's own warm-up brings the GPU to its sustained clock first, and 1 wins, as it does in use.
+TEST(BenchTiming, AFinalistThatLeavesTheGpuIdleIsNotTimedAtTheBoostClock) {
+  FakeGpuSetup setup;
+  setup.engines = {engine(1, 1.0), engine(2, 1.05)};
+  setup.engines[1].host_ms = 2.0;
+  setup.boost_factor = 0.8;
+  setup.boost_settle_ms = 5;
+  auto libs = fake_gpu(setup);
+  std::vector<Execute> runs{[] { return test::fake::advance(1.0, 1); }, [] { return test::fake::advance(1.05, 2); }};
+  auto timings = measure_in_turn(libs->cu, nullptr, {0, 8, 4, 40.0}, runs);
+  const Timing& fast = faster_of(timings[0].graph, timings[0].back_to_back);
+  const Timing& host_bound = faster_of(timings[1].graph, timings[1].back_to_back);
+  ASSERT_TRUE(fast.measured && host_bound.measured);
+  EXPECT_EQ(host_bound.method, TimingMethod::CudaGraph);
+  EXPECT_NEAR(fast.ms.median, 1.0, 0.01);
+  EXPECT_NEAR(host_bound.ms.max, 1.05, 0.01);  // every batch at the sustained clock
+  EXPECT_LT(fast.ms.median, host_bound.ms.median);
+}
+
 TEST(BenchTiming, AFinalistThatCannotBeCapturedIsTimedBackToBackOneThatFailsIsNotTimed) {
   auto libs = fake_gpu({});
   int calls = 0, calls3 = 0;
