@@ -99,10 +99,11 @@ std::string with_status(const std::string& what, int status) {
 }
 
 // Appends the per-execution milliseconds of `counts.batches` batches of `method` to `samples`, timed
-// as measure() says; gives why not, or "" when they were timed.
+// as measure() says (a single call's counts have one execution per batch); gives why not, or "" when
+// they were timed.
 std::string time_batches(const Driver& cu, void* stream, TimingMethod method, const TimingCounts& counts,
                          const Execute& run, std::vector<double>& samples) {
-  int per_batch = method == TimingMethod::SingleCall ? 1 : std::max(1, counts.per_batch);
+  int per_batch = std::max(1, counts.per_batch);
   EventPair events(cu, stream);
   if (!events.ok()) return "CUDA events could not be created";
   if (int status = run_times(run, counts.warmup); status != 0) return with_status("an execution failed", status);

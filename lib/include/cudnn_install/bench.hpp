@@ -69,7 +69,7 @@ struct Timing {
 };
 
 // A finalist of the search: passed the check, then timed with the full counts by both kernel
-// methods, batch by batch in turn with the other finalists, so clock and thermal drift hit all alike.
+// methods, in turn with the other finalists, each method after its own warm-up (measure_in_turn).
 struct Finalist {
   std::string algorithm;
   std::string source;    // what proposed it: "heuristics mode A", "knob sweep", "cudnnFind", ...
