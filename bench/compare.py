@@ -137,11 +137,13 @@ def main():
     torch, torch_meta = load(args, "pytorch-*.json")
     peak = meta["device"]["peak_tflops"]
     m = meta["method"]
+    settle = (f"; before that, {m['settle_ms']:g} ms (PyTorch: {torch_meta['method'].get('settle_ms', 0):g} ms) of "
+              "untimed back-to-back executions" if "settle_ms" in m else "")
     print(f"{meta['device']['name']}, cuDNN {meta['cudnn_version']}; PyTorch {torch_meta.get('torch')} with cuDNN "
           f"{torch_meta.get('cudnn')}. Both sides: kernel time = the faster median of a CUDA graph replay and "
           f"back-to-back calls, {m['timing']['batches']} batches of {m['timing']['executions_per_batch']} executions "
           f"after {m['timing']['warmup']} warm-up executions and {m['timing'].get('warmup_ms', 0):g} ms of untimed "
-          f"batches; inputs: {m['timing_data']} values. Ratio = PyTorch's kernel time / "
+          f"batches{settle}; inputs: {m['timing_data']} values. Ratio = PyTorch's kernel time / "
           f"ours, [spread] = its range over the batches.\n")
     report(table(ours, torch, peak))
     if plot_path:

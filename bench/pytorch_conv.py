@@ -6,7 +6,9 @@ torch.backends.cudnn.benchmark = True (PyTorch times the engine configs of cuDNN
 fallback list on the first call and keeps the fastest), channels_last for NHWC, TF32 allowed only
 for "tf32". Inputs are torch.randn, as the tool's timing inputs are normal values.
 
-Each configuration, after warm-up, is timed three ways with CUDA events, per execution:
+Each configuration, after SETTLE_MS of untimed back-to-back calls (the tool does the same before its
+finalist stage: a GPU that idled, while cudnn.benchmark's host work or the tool's numerical check
+ran, starts at a boost clock that sustained load does not hold), is timed three ways with CUDA events, per execution:
   back_to_back  PER_BATCH calls between two events, BATCHES times
   cuda_graph    PER_BATCH calls captured in one torch.cuda.CUDAGraph, replayed between two events
   single_call   one call between two events, BATCHES times (includes Python's dispatch)
@@ -25,6 +27,21 @@ import torch
 
 WARMUP = 3
 WARMUP_MS = 200  # then untimed batches for this long: the GPU slows to its sustained clock (as the tool does)
+SETTLE_MS = 1000  # the tool's settle_ms
+
+
+def settle(run, per_batch):
+    """Back-to-back batches of `run`, untimed, until SETTLE_MS of GPU time have passed."""
+    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    elapsed, count = 0.0, 0
+    while elapsed < SETTLE_MS and count < 1000:
+        start.record()
+        for _ in range(per_batch):
+            run()
+        stop.record()
+        stop.synchronize()
+        elapsed += start.elapsed_time(stop)
+        count += 1
 
 
 def spread(samples):
@@ -115,6 +132,7 @@ def main():
                 w = torch.randn(s["k"], s["c"], s["r"], s["s"], device="cuda", dtype=torch_dtype[dt]).to(memory_format=fmt)
                 run = lambda: torch.nn.functional.conv2d(x, w, stride=s["stride"], padding=s["pad"])
                 run()  # cudnn.benchmark chooses the engine here
+                settle(run, per_batch)
                 timings = measure(run, batches, per_batch)
                 kernel = min((timings[m] for m in ("cuda_graph", "back_to_back") if timings[m]["measured"]),
                              key=lambda t: t["ms_per_execution"]["median"])
@@ -133,7 +151,8 @@ def main():
                "method": {"kernel_time": "per execution: the faster median of cuda_graph and back_to_back",
                           "timing": {"warmup": WARMUP, "warmup_ms": WARMUP_MS, "executions_per_batch": per_batch,
                                      "batches": batches},
-                          "timing_data": "normal (torch.randn)", "benchmark": "torch.backends.cudnn.benchmark"},
+                          "settle_ms": SETTLE_MS, "timing_data": "normal (torch.randn)",
+                          "benchmark": "torch.backends.cudnn.benchmark"},
                "results": results}, sys.stdout, indent=1)
 
 

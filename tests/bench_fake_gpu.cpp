@@ -161,6 +161,8 @@ int cu_mem_info(size_t* free_bytes, size_t* total) {
 }
 int cu_htod(CUdeviceptr d, const void* h, size_t n) {
   std::memcpy(reinterpret_cast<void*>(d), h, n);
+  g.busy_ms = std::max(0.0, g.busy_ms - g.setup.copy_pause_ms);
+  g.now_ms += g.setup.copy_pause_ms;
   return 0;
 }
 int cu_dtoh(void* h, CUdeviceptr d, size_t n) {

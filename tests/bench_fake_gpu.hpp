@@ -53,6 +53,7 @@ struct FakeGpuSetup {
   // that has run settled.
   double boost_factor = 1.0;
   double boost_settle_ms = 0;
+  double copy_pause_ms = 0;  // a copy to the GPU (the check's or the timing's inputs) is a pause this long
 };
 
 // What the fake saw.

@@ -262,6 +262,9 @@ std::vector<KernelTimings> measure_in_turn(const Driver& cu, void* stream, const
                                            const std::vector<Execute>& runs);
 // The faster measured of a CUDA graph and a back-to-back timing (the back-to-back one if neither is).
 const Timing& faster_of(const Timing& graph, const Timing& back_to_back);
+// Keeps the GPU busy with batches of `per_batch` executions of `run` issued back to back until
+// `ms` of GPU time have passed, untimed (bench_timing.cpp); 0, or the status of a failed execution.
+int keep_busy(const Driver& cu, void* stream, double ms, int per_batch, const Execute& run);
 // Milliseconds of one execution, timed alone after one untimed execution; <0 when it fails.
 double time_once(const Driver& cu, void* stream, const Execute& run);
 Spread spread_of(std::vector<double> samples);

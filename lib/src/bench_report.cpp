@@ -90,9 +90,11 @@ nlohmann::json method_json(const BenchOptions& o) {
           {"search_timing", counts_json(o.search_timing)},
           {"finalists", o.finalists},
           {"finalist_margin", o.finalist_margin},
+          {"settle_ms", o.settle_ms},
           {"finalist_timing",
            "the candidates within finalist_margin of the best search median (at most `finalists`, then the "
-           "fastest of each source not yet among them) that pass the check are timed with `timing`'s counts by both "
+           "fastest of each source not yet among them) that pass the check are, after settle_ms of untimed "
+           "back-to-back executions of the first of them, timed with `timing`'s counts by both "
            "kernel methods, in two rounds of half the batches (every finalist in turn, forward then backward), "
            "each finalist and method after its own untimed batches for half of warmup_ms; the best kernel median "
            "is the pick, then timed alone by every method"},

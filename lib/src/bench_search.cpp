@@ -167,6 +167,9 @@ void Search::finish(const CheckHooks& hooks, BenchResult& out) {
     out.error = "the timing inputs could not be copied to the GPU";
     return;
   }
+  if (!finalists.empty())  // a failure here shows again, with its note, in the finalists' timing
+    keep_busy(gpu_.libs.cu, gpu_.stream, options_.settle_ms, options_.timing.per_batch,
+              finalists.front().candidate->run);
   const Checked* pick = time_finalists(finalists);
   stats_.final_seconds = seconds_since(final_start);
   stats_.seconds = seconds_since(start_);

@@ -51,6 +51,7 @@ BenchOptions quick_bench_options() {
   o.timing = {2, 10, 5, 50};
   o.search_timing = {1, 3, 2};
   o.finalists = 2;
+  o.settle_ms = 200;
   o.search = SearchDepth::Heuristics;
   o.workspace_limit = std::uint64_t(256) << 20;
   return o;

@@ -205,6 +205,13 @@ Spread spread_of(std::vector<double> samples) {
   return {samples.front(), median, samples.back()};
 }
 
+int keep_busy(const Driver& cu, void* stream, double ms, int per_batch, const Execute& run) {
+  if (ms <= 0) return 0;
+  EventPair events(cu, stream);
+  if (!events.ok()) return -1;
+  return warm_up_for(ms, events, [&] { return run_times(run, std::max(1, per_batch)); });
+}
+
 double time_once(const Driver& cu, void* stream, const Execute& run) {
   EventPair events(cu, stream);
   if (!events.ok() || run() != 0 || events.start() != 0 || run() != 0) return -1;

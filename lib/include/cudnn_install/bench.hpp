@@ -139,6 +139,11 @@ struct BenchOptions {
   // with the full counts (see measure_in_turn); the best median wins.
   int finalists = 4;
   double finalist_margin = 0.05;
+  // Before its finalist stage, each result keeps the GPU busy with its fastest finalist for this
+  // long, untimed: the numerical check just before leaves the GPU idle, and a GPU that has cooled
+  // runs its first batches at a boost clock that a training step does not hold. PyTorch's side
+  // (bench/pytorch_conv.py) does the same before its timing.
+  double settle_ms = 1000;
   SearchDepth search = SearchDepth::Knobs;
   TimingData timing_data = TimingData::Normal;
   std::uint64_t workspace_limit = std::uint64_t(4) << 30;  // bytes, per candidate
