@@ -75,7 +75,7 @@ case $mode in
     bench exact-large.json 60 --layers large --dtypes fp16 --tiers graph --timing-data exact
     pytorch pytorch-nhwc.json 120 fp16,fp32 nhwc ;;
   nhwc)
-    bench cudnn-install-nhwc-16.json 240 --dtypes fp16,bf16 --layouts nhwc "${only[@]}"
+    bench cudnn-install-nhwc-16.json 300 --dtypes fp16,bf16 --layouts nhwc "${only[@]}"
     bench cudnn-install-nhwc-32.json 220 --dtypes tf32,fp32 --layouts nhwc --tiers graph "${only[@]}"
     pytorch pytorch-nhwc.json 200 fp16,bf16,tf32,fp32 nhwc
     # The large 3x3 FP16 alone, on both sides, for its clock and power in power.csv.
@@ -83,7 +83,7 @@ case $mode in
     bench power-ours-large.json 60 --layers large --dtypes fp16 --tiers graph
     step power-pytorch-large.json 60 python3 "$here/pytorch_conv.py" "$work/large.json" fp16 nhwc ;;
   nchw)
-    bench cudnn-install-nchw.json 240 --dtypes fp16,bf16 --layouts nchw "${only[@]}"
+    bench cudnn-install-nchw.json 300 --dtypes fp16,bf16 --layouts nchw "${only[@]}"
     pytorch pytorch-nchw.json 120 fp16,bf16 nchw ;;
 esac
 nvidia-smi --query-gpu=clocks.sm,power.draw,temperature.gpu --format=csv >> "$out/gpu.txt" 2>&1
