@@ -30,18 +30,22 @@ WARMUP_MS = 200  # then untimed batches for this long: the GPU slows to its sust
 SETTLE_MS = 1000  # the tool's settle_ms
 
 
-def settle(run, per_batch):
-    """Back-to-back batches of `run`, untimed, until SETTLE_MS of GPU time have passed."""
+def keep_busy(ms, launch):
+    """Untimed batches of `launch` until `ms` of GPU time have passed; at most a thousand of them."""
     start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     elapsed, count = 0.0, 0
-    while elapsed < SETTLE_MS and count < 1000:
+    while elapsed < ms and count < 1000:
         start.record()
-        for _ in range(per_batch):
-            run()
+        launch()
         stop.record()
         stop.synchronize()
         elapsed += start.elapsed_time(stop)
         count += 1
+
+
+def run_times(run, count):
+    for _ in range(count):
+        run()
 
 
 def spread(samples):
@@ -49,15 +53,8 @@ def spread(samples):
 
 
 def timed(batches, per_batch, launch):
+    keep_busy(WARMUP_MS, launch)
     start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    elapsed, count = 0.0, 0
-    while elapsed < WARMUP_MS and count < 1000:
-        start.record()
-        launch()
-        stop.record()
-        stop.synchronize()
-        elapsed += start.elapsed_time(stop)
-        count += 1
     samples = []
     for _ in range(batches):
         start.record()
@@ -100,8 +97,7 @@ def measure(run, batches, per_batch):
     torch.cuda.synchronize()
 
     def back_to_back():
-        for _ in range(per_batch):
-            run()
+        run_times(run, per_batch)
 
     timings = {}
     try:  # in the tool's order: graph, back to back, single call
@@ -132,7 +128,7 @@ def main():
                 w = torch.randn(s["k"], s["c"], s["r"], s["s"], device="cuda", dtype=torch_dtype[dt]).to(memory_format=fmt)
                 run = lambda: torch.nn.functional.conv2d(x, w, stride=s["stride"], padding=s["pad"])
                 run()  # cudnn.benchmark chooses the engine here
-                settle(run, per_batch)
+                keep_busy(SETTLE_MS, lambda: run_times(run, per_batch))
                 timings = measure(run, batches, per_batch)
                 kernel = min((timings[m] for m in ("cuda_graph", "back_to_back") if timings[m]["measured"]),
                              key=lambda t: t["ms_per_execution"]["median"])

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench/compare.py and bench/repeatability.py on committed results: the table of a run, a run
-# against itself (no disagreement), and two runs that disagree.
+# against itself (no disagreement), and two runs that disagree; bench/pytorch_conv.py on a fake PyTorch.
 set -euo pipefail
 bench=$(cd "$(dirname "$0")/../bench" && pwd)
 b=$bench/results/h100-2026-12-07b
@@ -23,4 +23,24 @@ grep -q "At or above 1.00 in run A: 63 of 84; in run B: 50. Rows on different si
   fail "repeatability.py: the flips of two runs"
 
 if python3 "$bench/repeatability.py" "$c/nhwc" 2> /dev/null; then fail "repeatability.py without -- must fail"; fi
+
+# pytorch_conv.py against a stand-in for PyTorch (tests/support/fake_torch): each conv2d costs
+# 1e-6 * N * C * K ms of a fake clock, so the layer below takes 0.0256 ms by every method.
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cat > "$work/shapes.json" << 'JSON'
+[{"name": "fake 1x1", "n": 8, "c": 40, "h": 7, "w": 7, "k": 80, "r": 1, "s": 1, "stride": 1, "pad": 0, "flops": 2.0e9}]
+JSON
+PYTHONPATH=$(dirname "$0")/support/fake_torch python3 "$bench/pytorch_conv.py" "$work/shapes.json" fp16,tf32 nhwc,nchw \
+  > "$work/pytorch.json" 2> "$work/pytorch.log" || fail "pytorch_conv.py: $(cat "$work/pytorch.log")"
+python3 - "$work/pytorch.json" << 'PY' || fail "pytorch_conv.py: its JSON"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["method"]["settle_ms"] == 1000 and d["method"]["timing"]["warmup_ms"] == 200, d["method"]
+assert [(r["dtype"], r["layout"]) for r in d["results"]] == [("fp16", "nhwc"), ("fp16", "nchw"), ("tf32", "nhwc"), ("tf32", "nchw")]
+for r in d["results"]:
+    for m in ("cuda_graph", "back_to_back", "single_call"):
+        assert r["timings"][m]["measured"] and abs(r["timings"][m]["ms_per_execution"]["median"] - 0.0256) < 1e-9, r
+    assert abs(r["tflops"] - 2.0e9 / 0.0256e-3 / 1e12) < 1e-6, r
+PY
 echo "bench scripts: ok"
