@@ -43,6 +43,7 @@ struct BenchFlags {
   std::string tiers = "legacy,graph";
   int batches = 10;
   int per_batch = 20;
+  int settle_ms = 1000;
   std::string search = "knobs";
   std::string timing_data = "normal";
   std::string layers;  // comma list of name parts; empty: every layer

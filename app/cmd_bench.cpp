@@ -56,12 +56,15 @@ Result<BenchOptions> options_from(const BenchFlags& f) {
   // The inputs are made on the host first: N 4096 of the largest layer is already 13 GB of FP32.
   if (f.batch > 4096 || f.batches > 10000 || f.per_batch > 10000)
     return fail(ErrorCode::Usage, "--batch is at most 4096, --batches and --per-batch at most 10000");
+  if (f.settle_ms < 0 || f.settle_ms > 60000)
+    return fail(ErrorCode::Usage, "--settle-ms is 0 to 60000 (milliseconds of untimed load before each timing)");
   BenchOptions o;
   auto shapes = select_layers(bench_shapes(f.quick ? ShapeSet::Quick : ShapeSet::ResNet50, f.batch), f.layers);
   if (!shapes) return std::unexpected(shapes.error());
   o.shapes = *shapes;
   o.timing.batches = f.batches;
   o.timing.per_batch = f.per_batch;
+  o.settle_ms = f.settle_ms;
   auto dtypes = parse_list(f.dtypes, {DataType::Fp32, DataType::Tf32, DataType::Fp16, DataType::Bf16}, "data type");
   auto layouts = parse_list(f.layouts, {Layout::Nhwc, Layout::Nchw}, "layout");
   auto tiers = parse_list(f.tiers, {Tier::Legacy, Tier::Graph}, "tier");
@@ -104,6 +107,9 @@ void add_bench_options(CLI::App& bench, BenchFlags& f) {
   bench.add_option("--tiers", f.tiers, "comma list of legacy, graph (default both)");
   bench.add_option("--batches,--repeats", f.batches, "timed batches; min, median and max are over these (default 10)");
   bench.add_option("--per-batch", f.per_batch, "executions per batch, back to back or in one CUDA graph (default 20)");
+  bench.add_option("--settle-ms", f.settle_ms,
+                   "untimed load before each configuration's finalists are timed, so that a GPU left idle by the "
+                   "check runs at its sustained clock, not a boost clock (default 1000; 0: none)");
   bench.add_option("--search", f.search, "heuristics, or knobs: also the knob neighbours of the fastest (default)");
   bench.add_option("--timing-data", f.timing_data, "normal (default) or exact: the values the timed runs read");
   bench.add_option("--layers", f.layers, "comma list of parts of layer names: only those layers");

@@ -538,6 +538,10 @@ TEST(Bench, CliRejectsUnknownDataTypesAndSearchDepths) {
   EXPECT_EQ(test::run_command(std::string(CLI_PATH) + " bench --per-batch 0", &out), 1);
   EXPECT_EQ(test::run_command(std::string(CLI_PATH) + " bench --batch 1000000", &out), 1);
   EXPECT_NE(out.find("--batch is at most 4096"), std::string::npos) << out;
+  for (const char* ms : {"-1", "60001"}) {
+    EXPECT_EQ(test::run_command(std::string(CLI_PATH) + " bench --settle-ms " + ms, &out), 1);
+    EXPECT_NE(out.find("--settle-ms is 0 to 60000"), std::string::npos) << out;
+  }
 }
 
 }  // namespace cudnn_install::gpu
