@@ -221,6 +221,20 @@ TEST(BenchTiming, EachFinalistAndMethodWarmsUpOnItsOwn) {
   EXPECT_EQ(test::fake_gpu_log().engine_runs.size(), 2u * 2 * (3 * 2 + 2 * 2));
 }
 
+// A second of a small layer's batches (20 executions of 0.01 ms) is 5000 batches, more than the
+// warm-up's bound of a thousand; a failed execution ends it with its status.
+TEST(BenchTiming, KeepBusyFillsItsTimeEvenWithASmallLayer) {
+  FakeGpuSetup setup;
+  setup.launch_ms = 0;
+  auto libs = fake_gpu(setup);
+  EXPECT_EQ(keep_busy(libs->cu, nullptr, 1000.0, 20, [] { return test::fake::advance(0.01, 1); }), 0);
+  EXPECT_GE(test::fake_gpu_log().engine_runs.size(), 100000u);
+  int calls = 0;
+  EXPECT_EQ(keep_busy(libs->cu, nullptr, 1000.0, 20, [&] { return ++calls == 30 ? 7 : test::fake::advance(0.01, 1); }),
+            7);
+  EXPECT_EQ(calls, 30);
+}
+
 // The GPU boosts its clock after a pause until it has been busy for a while. Finalist 2 is 5 %
 // slower but host-bound: its back-to-back calls (2 ms of host time each) keep the GPU cool, so a
 // graph batch timed right after them would run mostly at the boost clock and look faster than 1. Each

@@ -69,10 +69,11 @@ class CapturedGraph {
   int status_ = 0;
 };
 
-// Untimed batches until `ms` of GPU time have passed; at most a thousand of them.
-int warm_up_for(double ms, EventPair& events, const std::function<int()>& batch) {
+// Untimed batches until `ms` of GPU time have passed; at most `most` of them (a bound for batches
+// that take no time).
+int warm_up_for(double ms, EventPair& events, const std::function<int()>& batch, int most = 1000) {
   double elapsed = 0;
-  for (int i = 0; i < 1000 && elapsed < ms; ++i) {
+  for (int i = 0; i < most && elapsed < ms; ++i) {
     int status = events.start();
     if (status == 0) status = batch();
     double batch_ms = status == 0 ? events.stop() : -1;
@@ -209,7 +210,10 @@ int keep_busy(const Driver& cu, void* stream, double ms, int per_batch, const Ex
   if (ms <= 0) return 0;
   EventPair events(cu, stream);
   if (!events.ok()) return -1;
-  return warm_up_for(ms, events, [&] { return run_times(run, std::max(1, per_batch)); });
+  // A batch of a small layer lasts under a millisecond: a thousand would not fill a second.
+  constexpr int kMostBatches = 100000;
+  return warm_up_for(
+      ms, events, [&] { return run_times(run, std::max(1, per_batch)); }, kMostBatches);
 }
 
 double time_once(const Driver& cu, void* stream, const Execute& run) {
