@@ -79,21 +79,18 @@ def graph_timing(run, batches, per_batch):
     side = torch.cuda.Stream()
     side.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(side):  # PyTorch's recipe: warm up on a side stream before capturing
-        for _ in range(WARMUP):
-            run()
+        run_times(run, WARMUP)
     torch.cuda.current_stream().wait_stream(side)
     graph = torch.cuda.CUDAGraph()
     with torch.cuda.graph(graph):
-        for _ in range(per_batch):
-            run()
+        run_times(run, per_batch)
     graph.replay()
     torch.cuda.synchronize()
     return timed(batches, per_batch, graph.replay)
 
 
 def measure(run, batches, per_batch):
-    for _ in range(WARMUP):
-        run()
+    run_times(run, WARMUP)
     torch.cuda.synchronize()
 
     def back_to_back():

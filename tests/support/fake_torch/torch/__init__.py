@@ -7,7 +7,7 @@ import types
 __version__ = "0.0-fake"
 float16, bfloat16, float32 = "float16", "bfloat16", "float32"
 channels_last, contiguous_format = "channels_last", "contiguous_format"
-clock = {"ms": 0.0, "calls": 0, "capturing": None}
+clock = {"ms": 0.0, "capturing": None}
 
 
 class Tensor:
@@ -23,7 +23,6 @@ def randn(*shape, device=None, dtype=None):
 
 
 def _conv2d(x, w, stride=1, padding=0):
-    clock["calls"] += 1
     cost = 1e-6 * x.shape[0] * x.shape[1] * w.shape[0]  # a fake cost that differs per layer
     if clock["capturing"] is not None:
         clock["capturing"].append(cost)
