@@ -4,10 +4,12 @@
 # post-install bench), then `cudnn-install bench` and bench/pytorch_conv.py on the same layers,
 # timed the same way (see bench/README.md).
 #
-# Usage (from the repository root): run-on-device.sh nhwc|nchw|smoke
-#   nhwc   15 layers, FP16/BF16 (both tiers) and TF32/FP32 (graph tier) NHWC
-#   nchw   15 layers, FP16/BF16 NCHW (both tiers)
-#   smoke  three layers, FP16 and FP32 NHWC, and the large 3x3 timed on exact inputs too
+# Usage (from the repository root): run-on-device.sh nhwc|nchw|smoke|settle-ab
+#   nhwc       15 layers, FP16/BF16 (both tiers) and TF32/FP32 (graph tier) NHWC
+#   nchw       15 layers, FP16/BF16 NCHW (both tiers)
+#   smoke      three layers, FP16 and FP32 NHWC, and the large 3x3 timed on exact inputs too
+#   settle-ab  ours only, FP16 NCHW and NHWC of two res4 layers (or LAYERS), four times with
+#              --settle-ms 0, 1000, 0, 1000; drift.md: bench/stage_drift.py on the four
 # LAYERS="res3 3x3,large" (names or parts of names, comma-separated) limits nhwc and nchw to those
 # layers on both sides: a check of a few rows when device time is short.
 # One call of the device tool runs at most 10 minutes, so the full table is two runs, nhwc then
@@ -15,7 +17,11 @@
 # (default .devcarry/, see bench/README.md). Everything is packed into $OUT/results.tar.gz (default
 # bench/results/) after each step, so a run cut short still returns what it measured.
 set -uo pipefail
-mode=${1:?usage: run-on-device.sh nhwc|nchw|smoke}
+mode=${1:?usage: run-on-device.sh nhwc|nchw|smoke|settle-ab}
+case $mode in
+  nhwc | nchw | smoke | settle-ab) ;;
+  *) echo "run-on-device.sh: unknown mode '$mode' (nhwc, nchw, smoke or settle-ab)" >&2; exit 1 ;;
+esac
 here=$(cd "$(dirname "$0")" && pwd)
 libs=${DEVLIBS:-$PWD/.devcarry}
 dest=${OUT:-bench/results}
@@ -85,10 +91,19 @@ case $mode in
   nchw)
     bench cudnn-install-nchw.json 300 --dtypes fp16,bf16 --layouts nchw "${only[@]}"
     pytorch pytorch-nchw.json 120 fp16,bf16 nchw ;;
+  settle-ab)
+    ab_layers=${LAYERS:-res4 1x1 1024->256,res4 3x3}
+    runs=()
+    for i in 1 2 3 4; do
+      settle=$(( (i + 1) % 2 * 1000 ))
+      bench "run$i-settle-$settle.json" 90 --layers "$ab_layers" --dtypes fp16 --layouts nchw,nhwc --settle-ms "$settle"
+      runs+=("$out/run$i-settle-$settle.json")
+    done
+    python3 "$here/stage_drift.py" --per-result "${runs[@]}" > "$out/drift.md" 2>> "$out/compare.log" ;;
 esac
 nvidia-smi --query-gpu=clocks.sm,power.draw,temperature.gpu --format=csv >> "$out/gpu.txt" 2>&1
 kill $sampler 2> /dev/null
-python3 "$here/compare.py" "$out" > "$out/comparison.md" 2> "$out/compare.log"
+[ "$mode" = settle-ab ] || python3 "$here/compare.py" "$out" > "$out/comparison.md" 2>> "$out/compare.log"
 [ -s "$out/steps.csv" ] && python3 "$here/power_summary.py" "$out/power.csv" "$out/steps.csv" > "$out/power.md" 2>> "$out/compare.log"
 pack
-cat "$out/steps.txt" "$out/comparison.md" "$out/power.md" 2> /dev/null
+cat "$out/steps.txt" "$out/comparison.md" "$out/drift.md" "$out/power.md" 2> /dev/null

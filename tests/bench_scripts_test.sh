@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# bench/compare.py and bench/repeatability.py on committed results: the table of a run, a run
-# against itself (no disagreement), and two runs that disagree; bench/pytorch_conv.py on a fake PyTorch.
+# bench/compare.py, bench/repeatability.py and bench/stage_drift.py on committed results: the table
+# of a run, a run against itself (no disagreement), two runs that disagree, the drift between a
+# pick's stage and reported figures; bench/pytorch_conv.py on a fake PyTorch.
 set -euo pipefail
 bench=$(cd "$(dirname "$0")/../bench" && pwd)
 b=$bench/results/h100-2026-12-07b
@@ -23,6 +24,17 @@ grep -q "At or above 1.00 in run A: 63 of 84; in run B: 50. Rows on different si
   fail "repeatability.py: the flips of two runs"
 
 if python3 "$bench/repeatability.py" "$c/nhwc" 2> /dev/null; then fail "repeatability.py without -- must fail"; fi
+
+d=$bench/results/h100-2026-12-07d
+drift=$(python3 "$bench/stage_drift.py" "$d" "$c")
+grep -qF "| $d | 150 | 15 | 5 | +5.8 % |" <<< "$drift" || fail "stage_drift.py: the fourth run"
+grep -qF "| $c | 150 | 27 | 8 | +11.5 % |" <<< "$drift" || fail "stage_drift.py: the third run"
+ab=$(python3 "$bench/stage_drift.py" --per-result "$d/settle-ab/run1-settle-0.json" "$d/settle-ab/run4-settle-1000.json")
+grep -qF "| res4 3x3 256->256 @14 | fp16 | nhwc | legacy | -2.4 % | +6.8 % |" <<< "$ab" || fail "stage_drift.py: a result's drift"
+if python3 "$bench/stage_drift.py" "$d/nhwc/gpu.txt" 2> /dev/null; then fail "stage_drift.py on a text file must fail"; fi
+if python3 "$bench/stage_drift.py" "$bench/results/h200-2026-12-02" 2> /dev/null; then
+  fail "stage_drift.py on a run without a finalist stage must fail"
+fi
 
 # pytorch_conv.py against a stand-in for PyTorch (tests/support/fake_torch): each conv2d costs
 # 1e-6 * N * C * K ms of a fake clock, so the layer below takes 0.0256 ms by every method.

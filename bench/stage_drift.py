@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+"""How far our reported figures lie from the same pick's figure in its finalist stage.
+
+`cudnn-install bench` times each configuration's finalists in turn (the stage), then times the
+pick alone (the reported figure). Both time the same kernel on the same inputs seconds apart, so
+their difference is the variation between timing phases that the spread within one phase does not
+show; compare.py chooses the tier on the stage figure and reports the alone figure. A drift that
+one setting (such as `--settle-ms 0`) shows and another does not is that setting's effect.
+
+Usage: stage_drift.py [--per-result] RUN...
+  RUN  a `cudnn-install bench --json` file, or a run's directory: the bench JSON files in it and in
+       its nhwc/ and nchw/ subdirectories
+  --per-result  also a table of each result's drift, one column per RUN (results matched by layer,
+       type, layout and tier)
+"""
+import glob
+import json
+import os
+import sys
+
+THRESHOLD = 0.02  # a drift beyond 2 % is counted: above what one phase's spread usually shows
+
+
+def read(file):
+    try:
+        with open(file) as f:
+            return json.load(f)
+    except (OSError, ValueError) as e:
+        sys.exit(f"stage_drift.py: {file}: not a readable JSON file ({e})")
+
+
+def bench_files(path):
+    if not os.path.isdir(path):
+        return [path]
+    found = []
+    for folder in (path, os.path.join(path, "nhwc"), os.path.join(path, "nchw")):
+        found += sorted(glob.glob(os.path.join(folder, "*.json")))
+    return [f for f in found if read(f).get("kind") == "bench"]
+
+
+def drifts(path):
+    """{(layer, type, layout, tier): reported median / stage median - 1} of one RUN."""
+    out = {}
+    for file in bench_files(path):
+        for r in read(file).get("results", []):
+            picked = [f for f in r.get("search", {}).get("finalists", []) if f.get("picked") and "median_ms" in f]
+            if picked and "median_ms" in r:
+                out[(r["shape"], r["dtype"], r["layout"], r["tier"])] = r["median_ms"] / picked[0]["median_ms"] - 1
+    return out
+
+
+def summary(runs):
+    print("| run | results | reported > 2 % slower than its stage | > 2 % faster | largest slower |")
+    print("|---|---:|---:|---:|---:|")
+    for name, d in runs:
+        v = list(d.values())
+        print(f"| {name} | {len(v)} | {sum(x > THRESHOLD for x in v)} | {sum(x < -THRESHOLD for x in v)} | "
+              f"{100 * max(v):+.1f} % |")
+
+
+def per_result(runs):
+    keys = sorted(set().union(*(d for _, d in runs)))
+    print("\n| layer | type | layout | tier | " + " | ".join(name for name, _ in runs) + " |")
+    print("|---|---|---|---|" + "---:|" * len(runs))
+    for k in keys:
+        cells = [f"{100 * d[k]:+.1f} %" if k in d else "" for _, d in runs]
+        print("| " + " | ".join(k) + " | " + " | ".join(cells) + " |")
+
+
+def main(argv):
+    detail = "--per-result" in argv
+    paths = [a for a in argv if a != "--per-result"]
+    if not paths or any(p.startswith("-") for p in paths):
+        sys.exit(__doc__)
+    runs = []
+    for p in paths:
+        d = drifts(p)
+        if not d:
+            sys.exit(f"stage_drift.py: {p}: no bench result with a finalist stage (a `cudnn-install bench --json` file, "
+                     "or a directory of them)")
+        runs.append((p, d))
+    summary(runs)
+    if detail:
+        per_result(runs)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
