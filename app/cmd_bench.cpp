@@ -108,8 +108,8 @@ void add_bench_options(CLI::App& bench, BenchFlags& f) {
   bench.add_option("--batches,--repeats", f.batches, "timed batches; min, median and max are over these (default 10)");
   bench.add_option("--per-batch", f.per_batch, "executions per batch, back to back or in one CUDA graph (default 20)");
   bench.add_option("--settle-ms", f.settle_ms,
-                   "untimed load before each configuration's finalists are timed, so that a GPU left idle by the "
-                   "check runs at its sustained clock, not a boost clock (default 1000; 0: none)");
+                   "untimed load before each configuration's finalists are timed, so that the timing starts from "
+                   "sustained load, not from a GPU left idle by the check (default 1000; 0: none)");
   bench.add_option("--search", f.search, "heuristics, or knobs: also the knob neighbours of the fastest (default)");
   bench.add_option("--timing-data", f.timing_data, "normal (default) or exact: the values the timed runs read");
   bench.add_option("--layers", f.layers, "comma list of parts of layer names: only those layers");

@@ -28,10 +28,16 @@ def load(dirs, pattern):
     return rows, meta
 
 
+def picked_stage_ms(result):
+    """The median of a tier's pick in its finalist stage; None when the result has no such stage."""
+    picked = [f for f in result.get("search", {}).get("finalists", []) if f.get("picked") and "median_ms" in f]
+    return picked[0]["median_ms"] if picked else None
+
+
 def stage_ms(result):
     """The median of a tier's pick in its finalist stage (its reported figure when absent)."""
-    picked = [f for f in result.get("search", {}).get("finalists", []) if f.get("picked") and "median_ms" in f]
-    return picked[0]["median_ms"] if picked else result["median_ms"]
+    stage = picked_stage_ms(result)
+    return result["median_ms"] if stage is None else stage
 
 
 def ours_pick(tiers):

@@ -7,8 +7,9 @@ fallback list on the first call and keeps the fastest), channels_last for NHWC, 
 for "tf32". Inputs are torch.randn, as the tool's timing inputs are normal values.
 
 Each configuration, after SETTLE_MS of untimed back-to-back calls (the tool does the same before its
-finalist stage: a GPU that idled, while cudnn.benchmark's host work or the tool's numerical check
-ran, starts at a boost clock that sustained load does not hold), is timed three ways with CUDA events, per execution:
+finalist stage, so that both sides start their timing from sustained load, not from a GPU left idle
+by cudnn.benchmark's host work or the tool's numerical check), is timed three ways with CUDA events,
+per execution:
   back_to_back  PER_BATCH calls between two events, BATCHES times
   cuda_graph    PER_BATCH calls captured in one torch.cuda.CUDAGraph, replayed between two events
   single_call   one call between two events, BATCHES times (includes Python's dispatch)

@@ -18,6 +18,8 @@ import json
 import os
 import sys
 
+from compare import picked_stage_ms
+
 THRESHOLD = 0.02  # a drift beyond 2 % is counted: above what one phase's spread usually shows
 
 
@@ -29,23 +31,26 @@ def read(file):
         sys.exit(f"stage_drift.py: {file}: not a readable JSON file ({e})")
 
 
-def bench_files(path):
-    if not os.path.isdir(path):
-        return [path]
-    found = []
-    for folder in (path, os.path.join(path, "nhwc"), os.path.join(path, "nchw")):
-        found += sorted(glob.glob(os.path.join(folder, "*.json")))
-    return [f for f in found if read(f).get("kind") == "bench"]
+def bench_reports(path):
+    """The bench JSON of a file, or of the bench files in a run's directory (read once each)."""
+    if os.path.isdir(path):
+        found = []
+        for folder in (path, os.path.join(path, "nhwc"), os.path.join(path, "nchw")):
+            found += sorted(glob.glob(os.path.join(folder, "*.json")))
+    else:
+        found = [path]
+    # Other JSON beside them (a shapes list, PyTorch's side) is not ours to read.
+    return [data for data in map(read, found) if isinstance(data, dict) and data.get("kind") == "bench"]
 
 
 def drifts(path):
     """{(layer, type, layout, tier): reported median / stage median - 1} of one RUN."""
     out = {}
-    for file in bench_files(path):
-        for r in read(file).get("results", []):
-            picked = [f for f in r.get("search", {}).get("finalists", []) if f.get("picked") and "median_ms" in f]
-            if picked and "median_ms" in r:
-                out[(r["shape"], r["dtype"], r["layout"], r["tier"])] = r["median_ms"] / picked[0]["median_ms"] - 1
+    for report in bench_reports(path):
+        for r in report.get("results", []):
+            stage = picked_stage_ms(r)
+            if stage is not None and "median_ms" in r:
+                out[(r["shape"], r["dtype"], r["layout"], r["tier"])] = r["median_ms"] / stage - 1
     return out
 
 

@@ -140,8 +140,9 @@ struct BenchOptions {
   int finalists = 4;
   double finalist_margin = 0.05;
   // Before its finalist stage, each result keeps the GPU busy with its fastest finalist for this
-  // long, untimed: the numerical check just before leaves the GPU idle, and a GPU that has cooled
-  // runs its first batches at a boost clock that a training step does not hold. PyTorch's side
+  // long, untimed: the numerical check just before leaves the GPU idle, and the timing should start
+  // from the sustained load a training step runs under (an idle GPU may boost its clock; whether
+  // that flattered the stage is not settled, see bench/results). PyTorch's side
   // (bench/pytorch_conv.py) does the same before its timing.
   double settle_ms = 1000;
   SearchDepth search = SearchDepth::Knobs;
