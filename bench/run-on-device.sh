@@ -4,12 +4,16 @@
 # post-install bench), then `cudnn-install bench` and bench/pytorch_conv.py on the same layers,
 # timed the same way (see bench/README.md).
 #
-# Usage (from the repository root): run-on-device.sh nhwc|nchw|smoke|settle-ab
+# Usage (from the repository root): run-on-device.sh nhwc|nchw|smoke|settle-ab|kernels
 #   nhwc       15 layers, FP16/BF16 (both tiers) and TF32/FP32 (graph tier) NHWC
 #   nchw       15 layers, FP16/BF16 NCHW (both tiers)
 #   smoke      three layers, FP16 and FP32 NHWC, and the large 3x3 timed on exact inputs too
 #   settle-ab  ours only, FP16 NCHW and NHWC of two res4 layers (or LAYERS), four times with
 #              --settle-ms 0, 1000, 0, 1000; drift.md: bench/stage_drift.py on the four
+#   kernels    KERNEL_ROWS="res5 1x1 2048->512:tf32:nhwc:graph,..." (layer:dtype:layout:tier): each row
+#              on both sides in a process of its own with bench/kernel_trace.c injected
+#              ($DEVLIBS/libkernel_trace.so, from bench/build-kernel-trace.sh); kernels.md:
+#              bench/kernels.py, whether both sides' picks ran the same kernels
 # LAYERS="res3 3x3,large" (names or parts of names, comma-separated) limits nhwc and nchw to those
 # layers on both sides: a check of a few rows when device time is short.
 # One call of the device tool runs at most 10 minutes, so the full table is two runs, nhwc then
@@ -17,13 +21,17 @@
 # (default .devcarry/, see bench/README.md). Everything is packed into $OUT/results.tar.gz (default
 # bench/results/) after each step, so a run cut short still returns what it measured.
 set -uo pipefail
-mode=${1:?usage: run-on-device.sh nhwc|nchw|smoke|settle-ab}
+mode=${1:?usage: run-on-device.sh nhwc|nchw|smoke|settle-ab|kernels}
 case $mode in
-  nhwc | nchw | smoke | settle-ab) ;;
-  *) echo "run-on-device.sh: unknown mode '$mode' (nhwc, nchw, smoke or settle-ab)" >&2; exit 1 ;;
+  nhwc | nchw | smoke | settle-ab | kernels) ;;
+  *) echo "run-on-device.sh: unknown mode '$mode' (nhwc, nchw, smoke, settle-ab or kernels)" >&2; exit 1 ;;
 esac
 here=$(cd "$(dirname "$0")" && pwd)
 libs=${DEVLIBS:-$PWD/.devcarry}
+if [ "$mode" = kernels ]; then
+  [ -n "${KERNEL_ROWS:-}" ] || { echo "run-on-device.sh kernels: set KERNEL_ROWS=layer:dtype:layout:tier,..." >&2; exit 1; }
+  [ -f "$libs/libkernel_trace.so" ] || { echo "run-on-device.sh kernels: no $libs/libkernel_trace.so (bench/build-kernel-trace.sh)" >&2; exit 1; }
+fi
 dest=${OUT:-bench/results}
 work=$(mktemp -d)
 out=$work/$mode
@@ -100,10 +108,31 @@ case $mode in
       runs+=("$out/run$i-settle-$settle.json")
     done
     python3 "$here/stage_drift.py" --per-result "${runs[@]}" > "$out/drift.md" 2>> "$out/compare.log" ;;
+  kernels)
+    i=0
+    IFS=, read -ra rows <<< "$KERNEL_ROWS"
+    for spec in "${rows[@]}"; do
+      IFS=: read -r layer dtype layout tier <<< "$spec"
+      i=$((i + 1))
+      keep_layers "$work/shapes.json" "$work/row$i.json" "$layer"
+      if [ "$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))))' "$work/row$i.json")" != 1 ]; then
+        echo "row $i: '$layer' names no single layer of bench --list-shapes: skipped" | tee -a "$out/steps.txt"
+        continue
+      fi
+      traced=(env CUDA_INJECTION64_PATH="$libs/libkernel_trace.so")
+      step "row$i-ours.json" 90 "${traced[@]}" KERNEL_TRACE_OUT="$out/row$i-ours.tsv" "$bin" bench --cuda-root "$root" \
+        --json --layers "$layer" --dtypes "$dtype" --layouts "$layout" --tiers "${tier:-graph}"
+      step "row$i-pytorch.json" 60 "${traced[@]}" KERNEL_TRACE_OUT="$out/row$i-pytorch.tsv" \
+        python3 "$here/pytorch_conv.py" "$work/row$i.json" "$dtype" "$layout"
+    done
+    python3 "$here/kernels.py" "$out" > "$out/kernels.md" 2>> "$out/compare.log" ;;
 esac
 nvidia-smi --query-gpu=clocks.sm,power.draw,temperature.gpu --format=csv >> "$out/gpu.txt" 2>&1
 kill $sampler 2> /dev/null
-[ "$mode" = settle-ab ] || python3 "$here/compare.py" "$out" > "$out/comparison.md" 2>> "$out/compare.log"
+case $mode in
+  settle-ab | kernels) ;;
+  *) python3 "$here/compare.py" "$out" > "$out/comparison.md" 2>> "$out/compare.log" ;;
+esac
 [ -s "$out/steps.csv" ] && python3 "$here/power_summary.py" "$out/power.csv" "$out/steps.csv" > "$out/power.md" 2>> "$out/compare.log"
 pack
-cat "$out/steps.txt" "$out/comparison.md" "$out/drift.md" "$out/power.md" 2> /dev/null
+cat "$out/steps.txt" "$out/comparison.md" "$out/drift.md" "$out/kernels.md" "$out/power.md" 2> /dev/null
