@@ -44,6 +44,8 @@ struct BenchFlags {
   int batches = 10;
   int per_batch = 20;
   int settle_ms = 1000;
+  int finalists = 4;
+  int finalist_margin_percent = 5;
   std::string search = "knobs";
   std::string timing_data = "normal";
   std::string layers;  // comma list of name parts; empty: every layer

@@ -58,6 +58,8 @@ Result<BenchOptions> options_from(const BenchFlags& f) {
     return fail(ErrorCode::Usage, "--batch is at most 4096, --batches and --per-batch at most 10000");
   if (f.settle_ms < 0 || f.settle_ms > 60000)
     return fail(ErrorCode::Usage, "--settle-ms is 0 to 60000 (milliseconds of untimed load before each timing)");
+  if (f.finalists < 1 || f.finalists > 16 || f.finalist_margin_percent < 0 || f.finalist_margin_percent > 100)
+    return fail(ErrorCode::Usage, "--finalists is 1 to 16 and --finalist-margin 0 to 100 (percent)");
   BenchOptions o;
   auto shapes = select_layers(bench_shapes(f.quick ? ShapeSet::Quick : ShapeSet::ResNet50, f.batch), f.layers);
   if (!shapes) return std::unexpected(shapes.error());
@@ -65,6 +67,8 @@ Result<BenchOptions> options_from(const BenchFlags& f) {
   o.timing.batches = f.batches;
   o.timing.per_batch = f.per_batch;
   o.settle_ms = f.settle_ms;
+  o.finalists = f.finalists;
+  o.finalist_margin = f.finalist_margin_percent / 100.0;
   auto dtypes = parse_list(f.dtypes, {DataType::Fp32, DataType::Tf32, DataType::Fp16, DataType::Bf16}, "data type");
   auto layouts = parse_list(f.layouts, {Layout::Nhwc, Layout::Nchw}, "layout");
   auto tiers = parse_list(f.tiers, {Tier::Legacy, Tier::Graph}, "tier");
@@ -110,6 +114,12 @@ void add_bench_options(CLI::App& bench, BenchFlags& f) {
   bench.add_option("--settle-ms", f.settle_ms,
                    "untimed load before each configuration's finalists are timed, so that the timing starts from "
                    "sustained load, not from a GPU left idle by the check (default 1000; 0: none)");
+  bench.add_option("--finalists", f.finalists,
+                   "at most this many of the search's fastest candidates are timed in full, by both methods under "
+                   "sustained load (default 4)");
+  bench.add_option("--finalist-margin", f.finalist_margin_percent,
+                   "PCT: a candidate is a finalist when its short search timing is within PCT % of the best; the "
+                   "search times at whatever clock the GPU is at, so its ranking is rough (default 5)");
   bench.add_option("--search", f.search, "heuristics, or knobs: also the knob neighbours of the fastest (default)");
   bench.add_option("--timing-data", f.timing_data, "normal (default) or exact: the values the timed runs read");
   bench.add_option("--layers", f.layers, "comma list of parts of layer names: only those layers");

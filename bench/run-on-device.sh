@@ -4,7 +4,7 @@
 # post-install bench), then `cudnn-install bench` and bench/pytorch_conv.py on the same layers,
 # timed the same way (see bench/README.md).
 #
-# Usage (from the repository root): run-on-device.sh nhwc|nchw|smoke|settle-ab|kernels
+# Usage (from the repository root): run-on-device.sh nhwc|nchw|smoke|settle-ab|kernels|margin-ab
 #   nhwc       15 layers, FP16/BF16 (both tiers) and TF32/FP32 (graph tier) NHWC
 #   nchw       15 layers, FP16/BF16 NCHW (both tiers)
 #   smoke      three layers, FP16 and FP32 NHWC, and the large 3x3 timed on exact inputs too
@@ -14,6 +14,8 @@
 #              on both sides in a process of its own with bench/kernel_trace.c injected
 #              ($DEVLIBS/libkernel_trace.so, from bench/build-kernel-trace.sh); kernels.md:
 #              bench/kernels.py, whether both sides' picks ran the same kernels
+#   margin-ab  ours with --finalist-margin 5, 10, 5, 10 (MARGINS="5,10,5,10"), graph tier, NHWC,
+#              DTYPES (default tf32), then PyTorch once; comparison-<i>-margin-<pct>.md per run
 # LAYERS="res3 3x3,large" (names or parts of names, comma-separated) limits nhwc and nchw to those
 # layers on both sides: a check of a few rows when device time is short.
 # One call of the device tool runs at most 10 minutes, so the full table is two runs, nhwc then
@@ -21,10 +23,10 @@
 # (default .devcarry/, see bench/README.md). Everything is packed into $OUT/results.tar.gz (default
 # bench/results/) after each step, so a run cut short still returns what it measured.
 set -uo pipefail
-mode=${1:?usage: run-on-device.sh nhwc|nchw|smoke|settle-ab|kernels}
+mode=${1:?usage: run-on-device.sh nhwc|nchw|smoke|settle-ab|kernels|margin-ab}
 case $mode in
-  nhwc | nchw | smoke | settle-ab | kernels) ;;
-  *) echo "run-on-device.sh: unknown mode '$mode' (nhwc, nchw, smoke, settle-ab or kernels)" >&2; exit 1 ;;
+  nhwc | nchw | smoke | settle-ab | kernels | margin-ab) ;;
+  *) echo "run-on-device.sh: unknown mode '$mode' (nhwc, nchw, smoke, settle-ab, kernels or margin-ab)" >&2; exit 1 ;;
 esac
 here=$(cd "$(dirname "$0")" && pwd)
 libs=${DEVLIBS:-$PWD/.devcarry}
@@ -126,11 +128,26 @@ case $mode in
         python3 "$here/pytorch_conv.py" "$work/row$i.json" "$dtype" "$layout"
     done
     python3 "$here/kernels.py" "$out" > "$out/kernels.md" 2>> "$out/compare.log" ;;
+  margin-ab)
+    ab_dtypes=${DTYPES:-tf32}
+    IFS=, read -ra margins <<< "${MARGINS:-5,10,5,10}"
+    mkdir -p "$out/pytorch"
+    i=0
+    for pct in "${margins[@]}"; do
+      i=$((i + 1))
+      mkdir -p "$out/run$i-margin-$pct"
+      bench "run$i-margin-$pct/cudnn-install-nhwc.json" 150 --dtypes "$ab_dtypes" --layouts nhwc --tiers graph \
+        --finalist-margin "$pct" "${only[@]}"
+    done
+    pytorch pytorch/pytorch-nhwc.json 100 "$ab_dtypes" nhwc
+    for run in "$out"/run*-margin-*/; do
+      python3 "$here/compare.py" "$run" "$out/pytorch" > "$out/comparison-$(basename "$run").md" 2>> "$out/compare.log"
+    done ;;
 esac
 nvidia-smi --query-gpu=clocks.sm,power.draw,temperature.gpu --format=csv >> "$out/gpu.txt" 2>&1
 kill $sampler 2> /dev/null
 case $mode in
-  settle-ab | kernels) ;;
+  settle-ab | kernels | margin-ab) ;;
   *) python3 "$here/compare.py" "$out" > "$out/comparison.md" 2>> "$out/compare.log" ;;
 esac
 [ -s "$out/steps.csv" ] && python3 "$here/power_summary.py" "$out/power.csv" "$out/steps.csv" > "$out/power.md" 2>> "$out/compare.log"
@@ -138,4 +155,9 @@ pack
 for report in steps.txt comparison.md drift.md kernels.md power.md; do  # each mode writes some of them
   [ -f "$out/$report" ] && cat "$out/$report"
 done
+if [ "$mode" = margin-ab ]; then
+  for report in "$out"/comparison-run*.md; do
+    echo "$(basename "$report"):" && grep "ResNet-50 layers" "$report"
+  done
+fi
 exit 0

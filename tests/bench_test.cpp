@@ -334,6 +334,31 @@ TEST(BenchSearch, TheFinalistWithTheBestMedianInTurnWins) {
   EXPECT_TRUE(j.contains("final_seconds"));
 }
 
+// The short search can rank a candidate first that is slower under sustained load (on a GPU: one
+// that draws more power and loses more clock); a wider margin lets the full timing see the other.
+TEST(BenchSearch, AWiderFinalistMarginLetsTheFullTimingSeeTheRunnerUp) {
+  FakeGpuSetup gpu;
+  FakeEngine flattered = engine(1, 1.0);  // fastest for the search's executions, slower after them
+  flattered.late_after = 12;
+  flattered.late_factor = 1.3;
+  gpu.engines = {flattered, engine(2, 1.07)};
+  gpu.mode_a = {1, 2};
+  BenchOptions o = fake_options();
+  o.search = SearchDepth::Heuristics;
+  BenchResult r = only_result(gpu, o);  // the default margin, 5 %: engine 2 is no finalist
+  ASSERT_TRUE(r.error.empty()) << r.error;
+  ASSERT_EQ(r.search.finalists.size(), 1u);
+  EXPECT_EQ(r.algorithm, "engine 1");
+  EXPECT_NEAR(r.kernel().ms.median, 1.3, 0.01);
+  o.finalist_margin = 0.10;
+  r = only_result(gpu, o);
+  ASSERT_TRUE(r.error.empty()) << r.error;
+  ASSERT_EQ(r.search.finalists.size(), 2u);
+  EXPECT_LT(r.search.finalists[0].search_ms, r.search.finalists[1].search_ms);
+  EXPECT_EQ(r.algorithm, "engine 2");
+  EXPECT_NEAR(r.kernel().ms.median, 1.07, 0.01);
+}
+
 TEST(BenchSearch, PicksTheFastestEngineThatPassesTheCheck) {
   FakeGpuSetup gpu;
   gpu.engines = {engine(1, 1.0), engine(2, 0.5, FakeOutput::Wrong),
@@ -556,6 +581,13 @@ TEST(Bench, CliRejectsUnknownDataTypesAndSearchDepths) {
     EXPECT_EQ(test::run_command(std::string(CLI_PATH) + " bench --settle-ms " + ms, &out), 1);
     EXPECT_NE(out.find("--settle-ms is 0 to 60000"), std::string::npos) << out;
   }
+  for (const char* bad : {"--finalists 0", "--finalists 17", "--finalist-margin -1", "--finalist-margin 101"}) {
+    EXPECT_EQ(test::run_command(std::string(CLI_PATH) + " bench " + bad, &out), 1) << bad;
+    EXPECT_NE(out.find("--finalists is 1 to 16 and --finalist-margin 0 to 100 (percent)"), std::string::npos) << out;
+  }
+  EXPECT_EQ(
+      test::run_command(std::string(CLI_PATH) + " bench --finalists 16 --finalist-margin 100 --list-shapes", &out), 0)
+      << out;
 }
 
 }  // namespace cudnn_install::gpu
