@@ -21,8 +21,10 @@ TAIL = 64
 
 
 def trace(path):
-    """{name: [durations in us]} over the last TAIL kernels, and the trace's error line if any."""
+    """{name: [durations in us]} over the last TAIL kernels, and the trace's error if any."""
     records, error = [], None
+    if not os.path.exists(path):
+        return {}, f"no {os.path.basename(path)}: the library was not loaded"
     for line in open(path, encoding="utf-8", errors="replace"):
         if line.startswith("# kernel_trace: error:"):
             error = line.split("error:", 1)[1].strip()

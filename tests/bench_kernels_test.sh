@@ -36,6 +36,7 @@ grep -qF "| res4 3x3 256->256 @14 | fp16 | nhwc | legacy | 1.050x | **different*
   fail "kernels.py: different kernels"
 grep -qF "no trace (cuptiActivityEnable: CUPTI_ERROR_UNKNOWN (999))" <<< "$table" || fail "kernels.py: CUPTI's error"
 grep -qF "| row 4 | | | | | not measured: [Errno 2] No such file or directory" <<< "$table" || fail "kernels.py: a missing file"
+# shellcheck disable=SC2016 # the backquotes are markdown, not a command
 grep -qF '`sm90_xmma_fprop_b` ×64, 190.0 us' <<< "$table" || fail "kernels.py: a row's kernels"
 if grep -q search <<< "$table"; then fail "kernels.py: kernels before the last 64 were counted"; fi
 if python3 "$bench/kernels.py" "$work/none" 2> /dev/null; then fail "kernels.py on no directory must fail"; fi
