@@ -20,7 +20,6 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 enum { KEPT = 512, NAME_MAX_CHARS = 480, BUFFER_BYTES = 4 << 20, RECORD_ALIGN = 8 };
 
@@ -52,8 +51,6 @@ static void CUPTIAPI buffer_requested(uint8_t** buffer, size_t* size, size_t* ma
 }
 
 static void CUPTIAPI buffer_completed(CUcontext context, uint32_t stream, uint8_t* buffer, size_t size, size_t valid) {
-  (void)context;
-  (void)stream;
   (void)size;
   CUpti_Activity* record = NULL;
   size_t lost = 0;

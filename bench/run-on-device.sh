@@ -121,11 +121,11 @@ case $mode in
         echo "row $i: '$layer' names no single layer of bench --list-shapes: skipped" | tee -a "$out/steps.txt"
         continue
       fi
-      traced=(env CUDA_INJECTION64_PATH="$libs/libkernel_trace.so")
-      step "row$i-ours.json" 90 "${traced[@]}" KERNEL_TRACE_OUT="$out/row$i-ours.tsv" "$bin" bench --cuda-root "$root" \
-        --json --layers "$layer" --dtypes "$dtype" --layouts "$layout" --tiers "${tier:-graph}"
-      step "row$i-pytorch.json" 60 "${traced[@]}" KERNEL_TRACE_OUT="$out/row$i-pytorch.tsv" \
-        python3 "$here/pytorch_conv.py" "$work/row$i.json" "$dtype" "$layout"
+      # Assignments before a function call reach the commands it runs.
+      CUDA_INJECTION64_PATH=$libs/libkernel_trace.so KERNEL_TRACE_OUT=$out/row$i-ours.tsv \
+        bench "row$i-ours.json" 90 --layers "$layer" --dtypes "$dtype" --layouts "$layout" --tiers "${tier:-graph}"
+      CUDA_INJECTION64_PATH=$libs/libkernel_trace.so KERNEL_TRACE_OUT=$out/row$i-pytorch.tsv \
+        step "row$i-pytorch.json" 60 python3 "$here/pytorch_conv.py" "$work/row$i.json" "$dtype" "$layout"
     done
     python3 "$here/kernels.py" "$out" > "$out/kernels.md" 2>> "$out/compare.log" ;;
   margin-ab)
