@@ -20,7 +20,8 @@ if [ -z "${header:-}" ]; then
   echo "build-kernel-trace.sh: no CUPTI headers (cupti_activity.h) under nvcc's toolkit or /usr/local/cuda*" >&2
   exit 77
 fi
-lib=$(find "$(dirname "$header")" -maxdepth 4 -name 'libcupti.so.*' -print -quit)
+# -L: /usr/local/cuda is usually a symlink, and find does not descend into a symlinked start.
+lib=$(find -L "$(dirname "$header")" -maxdepth 4 -name 'libcupti.so.*' -print -quit)
 [ -n "$lib" ] || { echo "build-kernel-trace.sh: no libcupti.so.* beside $header" >&2; exit 1; }
 mkdir -p "$out"
 # shellcheck disable=SC2016 # $ORIGIN is for the loader: the libcupti copied beside the library
