@@ -74,8 +74,8 @@ mkdir -p "$root/include" "$root/lib" "$root/bin" && ln -s lib "$root/lib64"
 echo "#define CUDA_VERSION 13000" > "$root/include/cuda.h"
 step install.txt 120 "$bin" --yes --manifest "$manifest" --cuda-root "$root" "$archive"
 "$bin" bench --list-shapes > "$work/shapes.json"
-keep_layers() {  # shapes.json, output, comma-separated parts of layer names
-  python3 -c "import json,sys; s=json.load(open(sys.argv[1])); json.dump([x for x in s if any(l in x['name'] for l in sys.argv[3].split(','))], open(sys.argv[2], 'w'))" "$@"
+keep_layers() {  # shapes.json, output, comma-separated parts of layer names[, the count it must keep]
+  python3 -c "import json,sys; s=json.load(open(sys.argv[1])); k=[x for x in s if any(l in x['name'] for l in sys.argv[3].split(','))]; json.dump(k, open(sys.argv[2], 'w')); sys.exit(len(sys.argv) > 4 and len(k) != int(sys.argv[4]))" "$@"
 }
 only=()
 if [ -n "${LAYERS:-}" ]; then
@@ -116,8 +116,7 @@ case $mode in
     for spec in "${rows[@]}"; do
       IFS=: read -r layer dtype layout tier <<< "$spec"
       i=$((i + 1))
-      keep_layers "$work/shapes.json" "$work/row$i.json" "$layer"
-      if [ "$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))))' "$work/row$i.json")" != 1 ]; then
+      if ! keep_layers "$work/shapes.json" "$work/row$i.json" "$layer" 1; then
         echo "row $i: '$layer' names no single layer of bench --list-shapes: skipped" | tee -a "$out/steps.txt"
         continue
       fi

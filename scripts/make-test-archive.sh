@@ -29,6 +29,8 @@ done
 [ -n "$out" ] || { echo "usage: $0 [--small|--full] [--windows] OUTDIR" >&2; exit 1; }
 out=$(realpath -m "$out")  # the zip is written from inside the staging directory
 here=$(cd "$(dirname "$0")/.." && pwd)
+# The libraries of a cuDNN 9 archive (lib/src/verify.cpp checks the same set after an install).
+mapfile -t cudnn9_libraries < "$here/data/cudnn9-libraries.txt"
 
 find_cuda() {
   local nvcc candidate
@@ -50,8 +52,7 @@ fake_home() {
   printf '#define CUDNN_MAJOR 9\n#define CUDNN_MINOR 19\n#define CUDNN_PATCHLEVEL 0\n' > "$home/include/cudnn_version.h"
   printf '/* stand-in for cudnn.h (cudnn-install tests) */\n#include "cudnn_version.h"\n' > "$home/include/cudnn.h"
   printf '#define CUDA_VERSION 13000\n' > "$home/include/cuda.h"
-  for lib in libcudnn libcudnn_adv libcudnn_cnn libcudnn_engines_precompiled libcudnn_engines_runtime_compiled \
-             libcudnn_graph libcudnn_heuristic libcudnn_ops; do
+  for lib in "${cudnn9_libraries[@]}"; do
     # 3 MiB of noise after the ELF image (the loader reads only what its headers map): sizes like
     # the real libraries', so that decoding takes long enough to report progress
     { cat "$CUDNN_FAKE_LIBRARY"; head -c 3145728 /dev/urandom; } > "$home/lib/$lib.so.9"
@@ -86,8 +87,7 @@ build=${CUDNN_BUILD:-$(awk -F'\t' -v p="cudnn-linux-x86_64-$ver3." -v c="_cuda$c
 ver=$ver3.${build:-0}
 
 libs=(libcudnn libcudnn_graph libcudnn_cnn)
-[ "$size" = full ] && libs=(libcudnn libcudnn_adv libcudnn_cnn libcudnn_engines_precompiled
-  libcudnn_engines_runtime_compiled libcudnn_graph libcudnn_heuristic libcudnn_ops)
+[ "$size" = full ] && libs=("${cudnn9_libraries[@]}")
 
 mkdir -p "$out"
 stage=$(mktemp -d); trap 'rm -rf "$stage" "$fake_stage"' EXIT

@@ -19,10 +19,7 @@ mkdir -p "$home/include" "$home/lib" "$w/bin" "$w/dev"
 touch "$w/py/nvidia/__init__.py" "$home/__init__.py"
 printf '#define CUDNN_MAJOR 9\n#define CUDNN_MINOR 19\n#define CUDNN_PATCHLEVEL 0\n' > "$home/include/cudnn_version.h"
 echo '#include "cudnn_version.h"' > "$home/include/cudnn.h"
-for lib in libcudnn libcudnn_adv libcudnn_cnn libcudnn_engines_precompiled libcudnn_engines_runtime_compiled \
-           libcudnn_graph libcudnn_heuristic libcudnn_ops; do
-  echo "stand-in" > "$home/lib/$lib.so.9"
-done
+while read -r lib; do echo "stand-in" > "$home/lib/$lib.so.9"; done < "$repo/data/cudnn9-libraries.txt"
 printf '#!/bin/sh\nexit 0\n' > "$w/bin/nvidia-smi"
 touch "$w/dev/libkernel_trace.so"
 cat > "$w/dev/cudnn-install" << PY
