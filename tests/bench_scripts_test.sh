@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# bench/compare.py, bench/repeatability.py and bench/stage_drift.py on committed results: the table
-# of a run, a run against itself (no disagreement), two runs that disagree, the drift between a
-# pick's stage and reported figures; bench/pytorch_conv.py on a fake PyTorch.
+# bench/compare.py, bench/repeatability.py, bench/stage_drift.py and bench/shortlist.py on committed
+# results: the table of a run, a run against itself (no disagreement), two runs that disagree, the
+# drift between a pick's stage and reported figures, how the stage reorders the search's short
+# list; bench/pytorch_conv.py on a fake PyTorch.
 set -euo pipefail
 bench=$(cd "$(dirname "$0")/../bench" && pwd)
 b=$bench/results/h100-2026-12-07b
@@ -34,6 +35,16 @@ grep -qF "| res4 3x3 256->256 @14 | fp16 | nhwc | legacy | -2.4 % | +6.8 % |" <<
 if python3 "$bench/stage_drift.py" "$d/nhwc/gpu.txt" 2> /dev/null; then fail "stage_drift.py on a text file must fail"; fi
 if python3 "$bench/stage_drift.py" "$bench/results/h200-2026-12-02" 2> /dev/null; then
   fail "stage_drift.py on a run without a finalist stage must fail"
+fi
+
+h=$bench/results/h200-2026-12-07
+short=$(python3 "$bench/shortlist.py" "$h")
+grep -qF "two or more finalists: 71 (one finalist: 80); the stage picked other than the search's fastest in 31." <<< "$short" ||
+  fail "shortlist.py: the counts of a run"
+grep -qF "| 1-2 % | 33 | 5 | 15 % | 3.0 % | 3.6 % |" <<< "$short" || fail "shortlist.py: a lag bin"
+grep -qF "| 4-5 % | 13 | 0 | 0 % |  |  |" <<< "$short" || fail "shortlist.py: a bin no finalist won"
+if python3 "$bench/shortlist.py" "$bench/results/h200-2026-12-02" 2> /dev/null; then
+  fail "shortlist.py on a run without finalists must fail"
 fi
 
 # pytorch_conv.py against a stand-in for PyTorch (tests/support/fake_torch): each conv2d costs
