@@ -45,6 +45,10 @@ void Answer::begin(const std::string& kind) {
   members_ = defaults_of(kind);
 }
 
+void Answer::mark_dry_run() {
+  if (members_.contains("dry_run")) members_["dry_run"] = true;
+}
+
 void Answer::fail(const Error& error) {
   if (!error_) error_ = error;  // the first error ended the command; later ones only follow from it
 }

@@ -19,6 +19,9 @@ class Answer {
   // false), so that each kind always has the same keys.
   void begin(const std::string& kind);
   const std::string& kind() const { return kind_; }
+  // This invocation is a preview (--dry-run): it writes nothing, whatever ends it, so an error's
+  // answer says dry_run true too. Kinds without the member keep none.
+  void mark_dry_run();
   nlohmann::json& operator[](const char* key) { return members_[key]; }
   void merge(const nlohmann::json& members) { members_.update(members); }
   // The command ended with this error: the answer is of kind "error"; what the command had found

@@ -54,8 +54,9 @@ Result<FetchRequest> fetch_request(const Options& o, const std::string& version_
   if (!version) return std::unexpected(version.error());
   auto platform = platform_choice(o);
   if (!platform) return std::unexpected(platform.error());
-  return FetchRequest{*version,    *platform, cuda.major, cuda.why, choose_mirror(o.mirror), default_cache_dir(),
-                      o.output_dir};
+  auto mirror = choose_mirror(o.mirror);
+  if (!mirror) return std::unexpected(mirror.error());
+  return FetchRequest{*version, *platform, cuda.major, cuda.why, *mirror, default_cache_dir(), o.output_dir};
 }
 
 void warn_notes(const std::vector<std::string>& notes) {
@@ -114,9 +115,10 @@ int cmd_list(const Options& o) {
   if (!cuda) return report_error(cuda.error(), o);
   auto platform = platform_choice(o);
   if (!platform) return report_error(platform.error(), o);
-  auto http = make_http_client();
   auto mirror = choose_mirror(o.mirror);
-  auto catalog = load_catalog(*http, {mirror, default_cache_dir(), std::nullopt});
+  if (!mirror) return report_error(mirror.error(), o);
+  auto http = make_http_client();
+  auto catalog = load_catalog(*http, {*mirror, default_cache_dir(), std::nullopt});
   warn_notes(catalog.notes);
   auto releases = select_releases(catalog.releases, {std::nullopt, *platform, cuda->major});
   std::optional<CudnnVersion> installed;

@@ -47,7 +47,7 @@ void add_fetch_commands(CLI::App& app, cudnn_install::cli::Options& o, bool& jso
     sub->add_option("--cuda", o.cuda, "CUDA major (default: the detected toolkit's)");
     sub->add_option("--platform", o.platform,
                     "linux-x86_64, linux-sbsa, linux-aarch64, windows-x86_64 (default: this one)");
-    sub->add_option("--mirror", o.mirror, "a directory laid out like NVIDIA's redist directory");
+    sub->add_option("--mirror", o.mirror, "http(s) URL of a copy of NVIDIA's redist directory");
   }
 }
 
@@ -150,7 +150,7 @@ int run_command_line(int argc, char** argv) {
                   "cuDNN archive (.zip for Windows, .tar.xz/.tgz for Linux), or a version (9, 9.19, 9.19.0.56) to "
                   "download and install");
   app.add_option("--mirror", o.mirror,
-                 "a directory laid out like NVIDIA's redist directory (default: CUDNN_INSTALL_MIRROR, else NVIDIA's)");
+                 "http(s) URL of a copy of NVIDIA's redist directory (default: CUDNN_INSTALL_MIRROR, else NVIDIA's)");
   add_common(app, o, json, quiet, verbose);
   app.add_flag("--dry-run", dry_run, "show every change, write nothing");
   app.add_flag("-y,--yes", yes, "do not ask for confirmation");
@@ -200,6 +200,7 @@ int run_command_line(int argc, char** argv) {
     setup_logging(o);
     std::string command = command_of(app, rollback);
     answer().begin(command);
+    if (o.mode == Mode::DryRun) answer().mark_dry_run();
     StdoutToStderr redirect(o.format == Format::Json);
     GivenFlags given{quiet, verbose, rollback, dry_run, yes, ""};
     for (auto* sub : app.get_subcommands()) given.subcommand = sub->get_name();

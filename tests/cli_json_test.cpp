@@ -119,6 +119,40 @@ TEST(CliJson, ADryRunIsOneInstallAnswerThatChangesNothing) {
   EXPECT_EQ(diff(before, snapshot(dir.path())), "");
 }
 
+TEST(CliJson, APreviewThatEndsInAnErrorStillSaysItWroteNothing) {
+  TempDir dir;
+  make_tree_with_old_cudnn(dir.path());
+  int rc = 0;
+  json missing =
+      answer_of("--dry-run --cuda-root " + dir.path().string() + " " + (dir.path() / "no.tar.xz").string(), &rc);
+  EXPECT_EQ(rc, 1);
+  EXPECT_EQ(missing["kind"], "error");
+  EXPECT_EQ(missing["command"], "install");
+  EXPECT_EQ(missing["dry_run"], true) << missing.dump(2);
+  json rollback = answer_of("--rollback --dry-run --cuda-root " + dir.path().string(), &rc);
+  EXPECT_EQ(rollback["dry_run"], true) << rollback.dump(2);
+  json real = answer_of("--cuda-root " + dir.path().string() + " " + (dir.path() / "no.tar.xz").string(), &rc);
+  EXPECT_EQ(real["dry_run"], false) << real.dump(2);
+}
+
+TEST(CliJson, AFolderAsTheMirrorIsAUsageErrorThatNamesWhereItCameFrom) {
+  int rc = 0;
+  json flag = answer_of("list --cuda 13 --mirror /srv/redist", &rc);
+  EXPECT_EQ(rc, 1);
+  EXPECT_EQ(flag["code"], "usage");
+  EXPECT_NE(flag["message"].get<std::string>().find("(--mirror) is not an http"), std::string::npos) << flag.dump(2);
+  TempDir dir;
+  make_tree_with_old_cudnn(dir.path());
+  auto before = snapshot(dir.path());
+  std::string out;
+  rc = run_command(
+      "CUDNN_INSTALL_MIRROR='C:\\mirror' " + cli() + " 9.19 --dry-run --cuda-root " + dir.path().string() + " 2>&1",
+      &out);
+  EXPECT_EQ(rc, 1) << out;
+  EXPECT_NE(out.find("'C:\\mirror' (CUDNN_INSTALL_MIRROR) is not an http"), std::string::npos) << out;
+  EXPECT_EQ(diff(before, snapshot(dir.path())), "");
+}
+
 TEST(CliJson, StatusRollbackAndUninstallAnswerOnceEach) {
   TempDir dir;
   make_tree_with_old_cudnn(dir.path());

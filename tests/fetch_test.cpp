@@ -47,6 +47,20 @@ TEST(FetchVersion, ParsesPrefixesOfAVersion) {
   EXPECT_FALSE(looks_like_version("cudnn-8.9.zip"));
 }
 
+TEST(FetchMirror, OnlyAnHttpOrHttpsAddressIsAMirror) {
+  EXPECT_EQ(choose_mirror("http://127.0.0.1:8000/redist").value(), "http://127.0.0.1:8000/redist/");
+  EXPECT_EQ(choose_mirror("HTTPS://mirror.example/redist/").value(), "HTTPS://mirror.example/redist/");
+  for (const char* folder : {"/srv/redist", "C:\\mirror\\redist", "\\\\server\\redist", "file:///srv/redist",
+                             "ftp://x/", "mirror.example/redist", ""}) {
+    auto refused = choose_mirror(std::string(folder));
+    ASSERT_FALSE(refused) << folder;
+    EXPECT_EQ(refused.error().code, ErrorCode::Usage) << folder;
+    EXPECT_NE(refused.error().message.find("(--mirror) is not an http:// or https:// address"), std::string::npos)
+        << refused.error().message;
+    EXPECT_NE(refused.error().message.find("cudnn-install <archive>"), std::string::npos);
+  }
+}
+
 TEST(FetchReleases, TheTableGivesTheRedistArchivesOnly) {
   auto releases = table_releases();
   EXPECT_GT(releases.size(), 250u);

@@ -1,5 +1,6 @@
 // The release catalog (table + manifests through the mirror, cached) and fetch_release.
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <fstream>
 #include <optional>
@@ -99,8 +100,21 @@ Error with_catalog_notes(Error error, const Catalog& catalog) {
 
 }  // namespace
 
-std::string choose_mirror(const std::optional<std::string>& flag) {
-  std::string mirror = flag ? *flag : environment_variable("CUDNN_INSTALL_MIRROR").value_or(kNvidiaRedist);
+Result<std::string> choose_mirror(const std::optional<std::string>& flag) {
+  auto variable = environment_variable("CUDNN_INSTALL_MIRROR");
+  std::string mirror = flag ? *flag : variable.value_or(kNvidiaRedist);
+  std::string scheme = mirror.substr(0, mirror.find("://") + 3);
+  std::transform(scheme.begin(), scheme.end(), scheme.begin(), [](unsigned char c) { return std::tolower(c); });
+  // libcurl and WinHTTP would each refuse a path in their own words, after the table was already
+  // chosen from; the user who gave a folder needs to hear what a mirror is.
+  if (scheme != "http://" && scheme != "https://")
+    return fail(ErrorCode::Usage,
+                "the mirror '" + mirror + "' (" + (flag ? "--mirror" : "CUDNN_INSTALL_MIRROR") +
+                    ") is not an http:// or https:// address. A mirror is a copy of NVIDIA's redist directory "
+                    "served over http(s), e.g. `python3 -m http.server 8000` in that folder and --mirror "
+                    "http://host:8000/; an archive already on this machine installs by its path: "
+                    "cudnn-install <archive>",
+                mirror);
   if (!mirror.ends_with('/')) mirror += '/';
   return mirror;
 }

@@ -19,8 +19,9 @@ namespace cudnn_install {
 // NVIDIA's public redist directory; a mirror is laid out the same way.
 inline constexpr const char* kNvidiaRedist = "https://developer.download.nvidia.com/compute/cudnn/redist/";
 
-// --mirror, else CUDNN_INSTALL_MIRROR, else NVIDIA's directory; always ending in '/'.
-std::string choose_mirror(const std::optional<std::string>& flag);
+// --mirror, else CUDNN_INSTALL_MIRROR, else NVIDIA's directory; always ending in '/'. A Usage error
+// when the one chosen is no http:// or https:// address (a directory path, a share, file://).
+Result<std::string> choose_mirror(const std::optional<std::string>& flag);
 // CUDNN_INSTALL_CACHE when set; else $XDG_CACHE_HOME/cudnn-install (else ~/.cache/cudnn-install), or
 // %LOCALAPPDATA%\cudnn-install\cache on Windows.
 std::filesystem::path default_cache_dir();
