@@ -423,3 +423,22 @@ TEST(WindowsRuntime, TheFixSaysWhichFileFromWhereIntoWhichDirectory) {
   ASSERT_TRUE(f);
   EXPECT_EQ(f->fix, windows_runtime_needs(8, 9, fs::path("C:/CUDA/v12.4") / "bin", none)[0].fix);
 }
+
+TEST(Doctor, TheBuildVariablesArePasteReadyForTheToolkitsShell) {
+  DoctorInputs in;
+  in.toolkit.root = "/opt/CUDA Ünï v13.0";
+  in.toolkit.os = TargetOs::Linux;
+  in.toolkit.include_dir = "include";
+  in.toolkit.lib_dir = "lib64";
+  auto build = find(run_doctor(in), "build", "what a build needs");
+  ASSERT_TRUE(build);
+  EXPECT_EQ(build->evidence.at(0), "export CUDNN_PATH='/opt/CUDA Ünï v13.0'");
+  EXPECT_EQ(build->evidence.at(2), "export CUDNN_LIBRARY_DIR='/opt/CUDA Ünï v13.0/lib64'");
+  EXPECT_EQ(build->evidence.at(3), "cmake option: '-DCUDNN_ROOT=/opt/CUDA Ünï v13.0'");
+  in.toolkit.root = "C:/Program Files/NVIDIA GPU Computing Toolkit/CUDA/v12.4";
+  in.toolkit.os = TargetOs::Windows;
+  build = find(run_doctor(in), "build", "what a build needs");
+  ASSERT_TRUE(build);
+  EXPECT_EQ(build->evidence.at(0), "$env:CUDNN_PATH = '" + in.toolkit.root.string() + "'");
+  EXPECT_NE(build->fix.find("PowerShell"), std::string::npos);
+}

@@ -54,6 +54,21 @@ TEST(ShellQuote, ExportLineKeepsTheOldValueAndSurvivesSh) {
   EXPECT_EQ(out, "/opt/it's $x/lib");
 }
 
+TEST(ShellQuote, SetVariableLinesForEachShell) {
+  std::string line = set_variable_line("CUDNN_PATH", "/opt/it's $x/CUDA Ünï", Shell::Posix);
+  EXPECT_EQ(line, "export CUDNN_PATH='/opt/it'\\''s $x/CUDA Ünï'");
+  std::string out;
+  ASSERT_EQ(run_command("sh -c 'eval \"$0\"; printf %s \"$CUDNN_PATH\"' " + quote_arg(line, Shell::Posix), &out), 0);
+  EXPECT_EQ(out, "/opt/it's $x/CUDA Ünï");
+  EXPECT_EQ(set_variable_line("CUDNN_PATH", "/usr/local/cuda", Shell::Posix), "export CUDNN_PATH=/usr/local/cuda");
+  const std::string root = "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.4";
+  EXPECT_EQ(set_variable_line("CUDNN_PATH", root, Shell::PowerShell), "$env:CUDNN_PATH = '" + root + "'");
+  EXPECT_EQ(set_variable_line("CUDNN_PATH", "C:\\CUDA", Shell::PowerShell), "$env:CUDNN_PATH = 'C:\\CUDA'");
+  EXPECT_EQ(set_variable_line("CUDNN_PATH", "C:\\it's", Shell::PowerShell), "$env:CUDNN_PATH = 'C:\\it''s'");
+  EXPECT_EQ(set_variable_line("CUDNN_PATH", root, Shell::Cmd), "set CUDNN_PATH=" + root);
+  EXPECT_EQ(set_variable_line("CUDNN_PATH", "C:\\a&b %x%", Shell::Cmd), "set CUDNN_PATH=C:\\a^&b ^%x^%");
+}
+
 TEST(ShellQuote, PowerShellSingleQuotesWithDoubledQuotes) {
   const std::string root = "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.4";
   EXPECT_EQ(quote_arg(root, Shell::PowerShell), "'" + root + "'");

@@ -206,12 +206,17 @@ void check_build_discovery(const DoctorInputs& in, std::vector<Finding>& out) {
                    "libcudnn.so is missing: `-lcudnn` and CMake's FindCUDNN cannot link",
                    {lib},
                    "install the archive again (it ships the libcudnn.so link)"});
+  // Lines to paste, quoted for the shell of the toolkit's system: its path has spaces on Windows.
+  Shell shell = in.toolkit.os == TargetOs::Windows ? Shell::PowerShell : Shell::Posix;
+  std::string root = in.toolkit.root.string();
   out.push_back({"build",
                  Severity::Info,
                  "what a build needs to find this cuDNN",
-                 {"CUDNN_PATH=" + in.toolkit.root.string(), "CUDNN_INCLUDE_DIR=" + include, "CUDNN_LIBRARY_DIR=" + lib,
-                  "CMake: -DCUDNN_ROOT=" + in.toolkit.root.string()},
-                 "export these before building, or pass them to CMake"});
+                 {set_variable_line("CUDNN_PATH", root, shell), set_variable_line("CUDNN_INCLUDE_DIR", include, shell),
+                  set_variable_line("CUDNN_LIBRARY_DIR", lib, shell),
+                  "cmake option: " + quote_arg("-DCUDNN_ROOT=" + root, shell)},
+                 shell == Shell::PowerShell ? "paste these into PowerShell before building, or give CMake the option"
+                                            : "paste these into the shell before building, or give CMake the option"});
 }
 
 }  // namespace

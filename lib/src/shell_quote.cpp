@@ -111,6 +111,29 @@ std::string command_line(const std::vector<std::string>& argv, Shell shell) {
   return out;
 }
 
+std::string set_variable_line(std::string_view var, std::string_view value, Shell shell) {
+  std::string v(var);
+  switch (shell) {
+    case Shell::Posix:
+      return "export " + v + "=" + posix_quote(value);
+    case Shell::PowerShell: {
+      // An unquoted value would be read as a command: quote it even when plain.
+      std::string quoted = powershell_quote(value);
+      return "$env:" + v + " = " + (quoted.starts_with('\'') ? quoted : "'" + quoted + "'");
+    }
+    case Shell::Cmd: {
+      // `set` takes the rest of the line as it is, spaces included; only cmd's own signs need a caret.
+      std::string line = "set " + v + "=";
+      for (char c : value) {
+        if (std::string_view("\"%!^&|<>()").find(c) != std::string_view::npos) line += '^';
+        line += c;
+      }
+      return line;
+    }
+  }
+  return v + "=" + std::string(value);
+}
+
 std::string export_prepend_line(std::string_view var, std::string_view dir) {
   std::string v(var);
   return "export " + v + "=" + posix_quote(dir) + "\"${" + v + ":+:$" + v + "}\"";

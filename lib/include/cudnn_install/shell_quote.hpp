@@ -22,6 +22,10 @@ std::string quote_arg(std::string_view arg, Shell shell);
 // A whole command: the program and its arguments, each quoted as needed.
 std::string command_line(const std::vector<std::string>& argv, Shell shell);
 
+// The line that sets an environment variable to VALUE in that shell: `export VAR='...'`,
+// `$env:VAR = '...'` (PowerShell), `set VAR=...` (cmd, its signs ^-escaped).
+std::string set_variable_line(std::string_view var, std::string_view value, Shell shell);
+
 // POSIX sh: `export VAR=DIR` followed by VAR's value now, if any ("${VAR:+:$VAR}", quoted so
 // that no shell splits it): the line that puts DIR first on a search path such as LD_LIBRARY_PATH.
 std::string export_prepend_line(std::string_view var, std::string_view dir);
