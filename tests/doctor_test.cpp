@@ -65,6 +65,22 @@ TEST(Doctor, DriverOlderThanTheToolkitNeeds) {
   EXPECT_NE(run_doctor(in)[0].fix.find("527.41"), std::string::npos) << run_doctor(in)[0].fix;
 }
 
+TEST(Doctor, NoDriverWithoutDetailPrintsNoEmptyEvidenceLine) {
+  DoctorInputs in;
+  in.toolkit.root = "/usr/local/cuda-13.0";
+  ProbeResult probe;
+  probe.load = ProbeResult::Load::Loaded;
+  probe.gpu = ProbeResult::Gpu::NoDriver;
+  in.verify.runtime = probe;
+  auto findings = run_doctor(in);
+  ASSERT_FALSE(findings.empty());
+  EXPECT_EQ(findings[0].check, "driver");
+  EXPECT_TRUE(findings[0].evidence.empty());
+  EXPECT_EQ(render_doctor_text(findings, in.toolkit).find("\n         \n"), std::string::npos);
+  in.verify.runtime->gpu_detail = "cuInit: CUDA_ERROR_NO_DEVICE";
+  EXPECT_EQ(run_doctor(in)[0].evidence, std::vector<std::string>{"cuInit: CUDA_ERROR_NO_DEVICE"});
+}
+
 TEST(Doctor, AHealthyTreeHasNoProblems) {
   TempDir dir;
   if (!healthy_tree(dir.path())) GTEST_SKIP() << "no real cuDNN on this machine";

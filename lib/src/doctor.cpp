@@ -73,10 +73,8 @@ void check_runtime(const DoctorInputs& in, std::vector<Finding>& out) {
                    {in.verify.toolkit_root},
                    "run `cudnn-install verify` for details; reinstall the archive"});
   if (probe->gpu == ProbeResult::Gpu::NoDriver || probe->driver_version == 0) {
-    out.push_back({"driver",
-                   Severity::Info,
-                   "no NVIDIA driver found: the GPU checks were skipped",
-                   {probe->gpu_detail},
+    out.push_back({"driver", Severity::Info, "no NVIDIA driver found: the GPU checks were skipped",
+                   probe->gpu_detail.empty() ? std::vector<std::string>{} : std::vector<std::string>{probe->gpu_detail},
                    "install the NVIDIA driver to use cuDNN on a GPU"});
     return;
   }
@@ -198,8 +196,9 @@ void check_paths(const DoctorInputs& in, std::vector<Finding>& out) {
 }
 
 void check_build_discovery(const DoctorInputs& in, std::vector<Finding>& out) {
-  std::string include = (in.toolkit.root / in.toolkit.include_dir).string();
-  std::string lib = (in.toolkit.root / in.toolkit.lib_dir).string();
+  // make_preferred: ...\v12.4\lib\x64 on Windows, not ...\v12.4\lib/x64 (the layout's own spelling).
+  std::string include = (in.toolkit.root / in.toolkit.include_dir).make_preferred().string();
+  std::string lib = (in.toolkit.root / in.toolkit.lib_dir).make_preferred().string();
   if (in.toolkit.os == TargetOs::Linux && !in.has_dev_symlink)
     out.push_back({"build",
                    Severity::Warning,
