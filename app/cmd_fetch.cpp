@@ -111,12 +111,12 @@ int cmd_fetch(const Options& o) {
 }
 
 int cmd_list(const Options& o) {
+  auto mirror = choose_mirror(o.mirror);  // a usage error, before the toolkit is looked for
+  if (!mirror) return report_error(mirror.error(), o);
   auto cuda = cuda_choice(o);
   if (!cuda) return report_error(cuda.error(), o);
   auto platform = platform_choice(o);
   if (!platform) return report_error(platform.error(), o);
-  auto mirror = choose_mirror(o.mirror);
-  if (!mirror) return report_error(mirror.error(), o);
   auto http = make_http_client();
   auto catalog = load_catalog(*http, {*mirror, default_cache_dir(), std::nullopt});
   warn_notes(catalog.notes);
