@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 
 #include "answer.hpp"
@@ -13,6 +14,8 @@
 
 namespace cudnn_install::cli {
 namespace {
+
+namespace fs = std::filesystem;
 
 // With --json, the warnings also go into the answer: a script sees them without reading stderr.
 class AnswerWarnings : public spdlog::sinks::base_sink<std::mutex> {
@@ -55,7 +58,14 @@ void setup_logging(const Options& options) {
                                                              : spdlog::level::warn);
   console->set_pattern("%^%l%$: %v");
   std::vector<spdlog::sink_ptr> sinks{console};
-  if (options.log_file) {
+  std::error_code ec;
+  fs::path log_folder = options.log_file ? options.log_file->parent_path() : fs::path();
+  if (options.log_file && !log_folder.empty() && !fs::is_directory(log_folder, ec)) {
+    // spdlog would create the missing folders: as root, a typo would leave directories anywhere,
+    // a toolkit included, outside any transaction.
+    std::cerr << "cudnn-install: warning: no log is written: the folder " << log_folder.string()
+              << " of --log does not exist (create it, or give another path)\n";
+  } else if (options.log_file) {
     try {
       sinks.push_back(std::make_shared<spdlog::sinks::basic_file_sink_mt>(options.log_file->string()));
       sinks.back()->set_level(spdlog::level::debug);

@@ -229,3 +229,18 @@ TEST(CliPaste, TheUndoCommandWorksWhenPastedIntoSh) {
   EXPECT_NE(out.find("rolled back transaction"), std::string::npos) << out;
   EXPECT_EQ(diff(before, snapshot(root)), "");
 }
+
+TEST(CliLog, TheLogGoesWhereAskedAndNoFolderIsCreatedForIt) {
+  Installed t;
+  std::string out;
+  fs::path log = t.dir.path() / "install.log";
+  ASSERT_EQ(t.run("--dry-run --log " + log.string() + " " + corpus_args(), &out), 0) << out;
+  EXPECT_TRUE(fs::file_size(log) > 0) << out;
+  // A typo in the folder: run as root, spdlog would have created it (and any parent) anywhere.
+  fs::path missing = t.root / "lib64" / "typo";
+  ASSERT_EQ(t.run("--dry-run --log " + (missing / "install.log").string() + " " + corpus_args(), &out), 0) << out;
+  EXPECT_NE(out.find("no log is written: the folder " + missing.string() + " of --log does not exist"),
+            std::string::npos)
+      << out;
+  EXPECT_FALSE(fs::exists(missing));
+}
