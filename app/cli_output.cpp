@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include "answer.hpp"
 #include "cli.hpp"
@@ -58,19 +59,20 @@ void setup_logging(const Options& options) {
                                                              : spdlog::level::warn);
   console->set_pattern("%^%l%$: %v");
   std::vector<spdlog::sink_ptr> sinks{console};
+  std::optional<std::string> log_problem;  // warned once the logger is set, so that --json has it too
   std::error_code ec;
   fs::path log_folder = options.log_file ? options.log_file->parent_path() : fs::path();
   if (options.log_file && !log_folder.empty() && !fs::is_directory(log_folder, ec)) {
     // spdlog would create the missing folders: as root, a typo would leave directories anywhere,
     // a toolkit included, outside any transaction.
-    std::cerr << "cudnn-install: warning: no log is written: the folder " << log_folder.string()
-              << " of --log does not exist (create it, or give another path)\n";
+    log_problem = "no log is written: the folder " + log_folder.string() +
+                  " of --log does not exist (create it, or give another path)";
   } else if (options.log_file) {
     try {
       sinks.push_back(std::make_shared<spdlog::sinks::basic_file_sink_mt>(options.log_file->string()));
       sinks.back()->set_level(spdlog::level::debug);
     } catch (const spdlog::spdlog_ex& e) {
-      std::cerr << "cudnn-install: warning: cannot open log file: " << e.what() << "\n";
+      log_problem = std::string("no log is written: cannot open the --log file: ") + e.what();
     }
   }
   if (options.format == Format::Json) {
@@ -80,6 +82,7 @@ void setup_logging(const Options& options) {
   auto logger = std::make_shared<spdlog::logger>("cudnn-install", sinks.begin(), sinks.end());
   logger->set_level(spdlog::level::debug);
   spdlog::set_default_logger(logger);
+  if (log_problem) spdlog::warn("{}", *log_problem);
 }
 
 }  // namespace cudnn_install::cli

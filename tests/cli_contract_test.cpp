@@ -243,4 +243,9 @@ TEST(CliLog, TheLogGoesWhereAskedAndNoFolderIsCreatedForIt) {
             std::string::npos)
       << out;
   EXPECT_FALSE(fs::exists(missing));
+  ASSERT_EQ(t.run("--json --dry-run --log " + (missing / "install.log").string() + " " + corpus_args() + " 2>/dev/null",
+                  &out),
+            0)
+      << out;
+  EXPECT_NE(out.find("no log is written"), std::string::npos) << "the warning is in the answer too:\n" << out;
 }
