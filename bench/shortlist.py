@@ -9,11 +9,17 @@ often; a win rate that stays level up to the margin says the margin cuts inside 
 and that candidates just beyond it would win too. The gain is how much faster in the stage the winner
 was than the search's fastest.
 
+For run directories that hold PyTorch's side too, it also compares our pick with PyTorch's by how
+many finalists the pick had: if one-finalist picks were the rows below 1.00, a wider short list
+would be the cure.
+
 Usage: shortlist.py RUN...
   RUN  a `cudnn-install bench --json` file, or a run's directory (as for stage_drift.py)
 """
+import os
 import sys
 
+from compare import load, ours_pick, ratio
 from stage_drift import bench_reports
 
 BIN_PERCENT = 1  # lag bins of 1 %: the finalist margin is a few of them
@@ -56,6 +62,34 @@ def median(values):
     return s[len(s) // 2]
 
 
+def against_pytorch(run):
+    """{"one": [ratio...], "several": [...]}: PyTorch's time over our pick's, by the pick's finalists."""
+    dirs = [run, os.path.join(run, "nhwc"), os.path.join(run, "nchw")]
+    ours, _ = load(dirs, "cudnn-install-*.json")
+    torch, _ = load(dirs, "pytorch-*.json")
+    out = {"one": [], "several": []}
+    for key, tiers in ours.items():
+        pick, peer = ours_pick(tiers), torch.get(key, {}).get("pytorch")
+        if pick and peer and "median_ms" in peer:
+            finalists = len((pick.get("search") or {}).get("finalists") or [])
+            out["one" if finalists == 1 else "several"].append(ratio(pick, peer)[0])
+    return out
+
+
+def pytorch_table(paths):
+    runs = [(p, against_pytorch(p)) for p in paths if os.path.isdir(p)]
+    runs = [(p, d) for p, d in runs if d["one"] and d["several"]]
+    if not runs:
+        return
+    print("\nOur pick against PyTorch (its median over ours), by how many finalists the pick had:\n")
+    print("| run | finalists | results | median ratio | below 1.00 | below 0.97 |")
+    print("|---|---|---:|---:|---:|---:|")
+    for path, d in runs:
+        for kind in ("one", "several"):
+            r = d[kind]
+            print(f"| {path} | {kind} | {len(r)} | {median(r):.3f} | {sum(x < 1 for x in r)} | {sum(x < 0.97 for x in r)} |")
+
+
 def main(paths):
     if not paths or any(p.startswith("-") for p in paths):
         sys.exit(__doc__)
@@ -73,6 +107,7 @@ def main(paths):
         gain = f"{median(gains):.1f} % | {max(gains):.1f} %" if gains else " | "
         print(f"| {b * BIN_PERCENT}-{(b + 1) * BIN_PERCENT} % | {count} | {len(gains)} | {100 * len(gains) / count:.0f} % | "
               f"{gain} |")
+    pytorch_table(paths)
 
 
 if __name__ == "__main__":
