@@ -58,6 +58,11 @@ c=$WINEPREFIX/drive_c
 cd "$c"  # wine's working directory on drive C: (the host's directories lose their drive below)
 user=$(ls "$c/users" | grep -vx Public | head -1)
 downloads=$c/users/$user/Downloads
+# A new prefix links the user's Desktop, Documents, Downloads, ... to $HOME: files put there would
+# land in the real home directory (and outlive the prefix). Real folders inside the prefix instead.
+for folder in "$c/users/$user"/*; do
+  if [ -L "$folder" ]; then rm "$folder" && mkdir "$folder"; fi
+done
 mkdir -p "$downloads" "$c/Tools/cudnn-install" "$c/e2e"
 cp "$start_desktop" "$c/e2e/start_desktop.exe"
 (cd "$c/e2e" && wine 'C:\e2e\start_desktop.exe' </dev/null >/dev/null 2>&1)
