@@ -101,9 +101,9 @@ Error with_catalog_notes(Error error, const Catalog& catalog) {
 }  // namespace
 
 Result<std::string> choose_mirror(const std::optional<std::string>& flag) {
-  auto variable = environment_variable("CUDNN_INSTALL_MIRROR");
-  std::string mirror = flag ? *flag : variable.value_or(kNvidiaRedist);
-  std::string scheme = mirror.substr(0, mirror.find("://") + 3);
+  std::string mirror = flag ? *flag : environment_variable("CUDNN_INSTALL_MIRROR").value_or(kNvidiaRedist);
+  auto separator = mirror.find("://");
+  std::string scheme = separator == std::string::npos ? "" : mirror.substr(0, separator + 3);
   std::transform(scheme.begin(), scheme.end(), scheme.begin(), [](unsigned char c) { return std::tolower(c); });
   // libcurl and WinHTTP would each refuse a path in their own words, after the table was already
   // chosen from; the user who gave a folder needs to hear what a mirror is.
