@@ -62,7 +62,15 @@ field=clocks_event_reasons.active
 nvidia-smi --query-gpu=$field --format=csv -c 1 > /dev/null 2>&1 || field=clocks_throttle_reasons.active
 nvidia-smi --query-gpu=timestamp,clocks.sm,power.draw,temperature.gpu,$field --format=csv -lms 100 > "$out/power.csv" 2>&1 &
 sampler=$!
-trap 'kill $sampler 2> /dev/null' EXIT
+# At the end (results are packed after every step): the install undone by the tool itself (its
+# loader entry in /etc/ld.so.conf.d would otherwise name a deleted directory), then the work tree.
+# shellcheck disable=SC2317 # run by the EXIT trap
+cleanup() {
+  kill "$sampler" 2> /dev/null
+  [ -d "${root:-}/.cudnn-install" ] && "$bin" --rollback --yes -q --cuda-root "$root" > /dev/null 2>&1
+  rm -rf "$work"
+}
+trap cleanup EXIT
 
 { nvidia-smi -L; nvidia-smi --query-gpu=driver_version,clocks.sm,clocks.max.sm,power.limit,temperature.gpu --format=csv
   python3 -c 'import torch; print("torch", torch.__version__, "cudnn", torch.backends.cudnn.version())'; } > "$out/gpu.txt" 2>&1

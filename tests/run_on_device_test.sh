@@ -3,8 +3,9 @@
 # spent on a script error: a fake cuDNN wheel (nvidia.cudnn), fake nvidia-smi, PyTorch's stand-in
 # (tests/support/fake_torch) and a fake cudnn-install in DEVLIBS that answers `bench` with results
 # of a committed run (and writes a kernel trace when one is asked for). Checks that every step of the
-# kernels, margin-ab and nchw modes ran, that their reports were written and packed, and that an
-# unknown mode or a kernels run without KERNEL_ROWS is refused before any work.
+# kernels, margin-ab and nchw modes ran, that their reports were written and packed, that the install
+# is rolled back and the work tree removed at the end, and that an unknown mode or a kernels run
+# without KERNEL_ROWS is refused before any work.
 # Usage: run_on_device_test.sh CUDNN_INSTALL   (the real binary: its --list-shapes)
 set -euo pipefail
 real=${1:?usage: run_on_device_test.sh CUDNN_INSTALL}
@@ -28,7 +29,10 @@ import glob, json, os, sys
 args = sys.argv[1:]
 if "--list-shapes" in args:
     os.execv("$real", ["$real", "bench", "--list-shapes"])
-if args[0] != "bench":
+if args[0] != "bench":  # an install, or the rollback at the end: noted, and the state directory made
+    with open("$w/calls.log", "a") as log:
+        log.write(" ".join(args) + "\n")
+    os.makedirs(os.path.join(args[args.index("--cuda-root") + 1], ".cudnn-install"), exist_ok=True)
     print("installed (stand-in)")
     sys.exit(0)
 opt = lambda name, default: args[args.index(name) + 1] if name in args else default
@@ -67,6 +71,10 @@ for run in run1-margin-5 run2-margin-10 run3-margin-5 run4-margin-10; do
     fail "margin-ab: no table of $run"
 done
 grep -q "comparison-run4-margin-10.md:" "$w/margin-ab.log" || fail "margin-ab: the summary of each run is not printed"
+# The script undoes its install with the tool and removes its work tree when it ends.
+root=$(sed -n 's/^--rollback --yes -q --cuda-root //p' "$w/calls.log")
+[ -n "$root" ] || fail "margin-ab: the install was not rolled back: $(cat "$w/calls.log")"
+[ ! -e "$(dirname "$root")" ] || fail "margin-ab: its work tree $(dirname "$root") was left behind"
 
 KERNEL_ROWS="res4 1x1 1024->256:tf32:nhwc:graph,res5 3x3:fp16:nchw:legacy,res9 none:fp16:nhwc:graph" device kernels ||
   fail "kernels exited $?: $(cat "$w/kernels.log")"
