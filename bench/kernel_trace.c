@@ -7,7 +7,7 @@
  * activity: name, start, end, graph) and, at exit, writes the last KEPT of them to the file named by
  * KERNEL_TRACE_OUT (default: standard error), oldest first:
  *
- *   # kernel_trace: 41234 kernels traced, the last 512 follow (start_ns end_ns graph_id name)
+ *   # kernel_trace: 41234 kernels traced (0 records dropped), the last 512 follow (start_ns end_ns graph_id name)
  *   1733591234000000000<TAB>1733591234000081000<TAB>0<TAB>sm90_xmma_fprop_..._kernel
  *
  * Each side times its pick last (single calls after the batches), so the tail of the trace is the
