@@ -18,6 +18,7 @@ Usage: shortlist.py RUN...
 """
 import os
 import sys
+from statistics import median
 
 from compare import load, ours_pick, ratio
 from stage_drift import bench_reports
@@ -41,7 +42,7 @@ def multi_finalist_results(paths):
 
 
 def lag_bins(lists):
-    """{bin: (finalists, [gain of each that won])} over the finalists other than the search's fastest."""
+    """{bin: [finalists, [gain of each that won]]} over the finalists other than the search's fastest."""
     bins = {}
     for finalists in lists:
         fastest = min(finalists, key=lambda f: f["search_ms"])
@@ -50,16 +51,11 @@ def lag_bins(lists):
             if f is fastest:
                 continue
             lag = 100 * (f["search_ms"] / fastest["search_ms"] - 1)
-            count, gains = bins.setdefault(int(lag // BIN_PERCENT), (0, []))
+            entry = bins.setdefault(int(lag // BIN_PERCENT), [0, []])
+            entry[0] += 1
             if f is winner:
-                gains.append(100 * (fastest["median_ms"] / winner["median_ms"] - 1))
-            bins[int(lag // BIN_PERCENT)] = (count + 1, gains)
+                entry[1].append(100 * (fastest["median_ms"] / winner["median_ms"] - 1))
     return bins
-
-
-def median(values):
-    s = sorted(values)
-    return s[len(s) // 2]
 
 
 def against_pytorch(run):
