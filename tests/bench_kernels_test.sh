@@ -44,8 +44,11 @@ if python3 "$bench/kernels.py" "$work/none" 2> /dev/null; then fail "kernels.py 
 # The injection library, loaded as CUDA would load it (CUDA_INJECTION64_PATH) by a process that calls
 # its InitializeInjection: the trace file is written at exit, whatever CUPTI said.
 # Without nvcc on PATH (as on CI) the toolkit is found through /usr/local/cuda, itself a symlink.
+# nvcc's directory leaves PATH only when it is the toolkit's own (not /usr/bin, which gcc needs).
 path_without_nvcc=$PATH
-if nvcc=$(command -v nvcc); then path_without_nvcc=$(tr : '\n' <<< "$PATH" | grep -vxF "$(dirname "$nvcc")" | paste -sd:); fi
+if nvcc=$(command -v nvcc) && [ "$(dirname "$nvcc")" != "$(dirname "$(command -v gcc)")" ]; then
+  path_without_nvcc=$(tr : '\n' <<< "$PATH" | grep -vxF "$(dirname "$nvcc")" | paste -sd:)
+fi
 rc=0
 PATH=$path_without_nvcc bash "$bench/build-kernel-trace.sh" "$work/lib" > /dev/null || rc=$?
 [ "$rc" = 77 ] && { echo "bench kernels: kernels.py ok; no CUPTI headers, the injection library was not built"; exit 77; }
