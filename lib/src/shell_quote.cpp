@@ -136,7 +136,7 @@ std::string set_variable_line(std::string_view var, std::string_view value, Shel
 
 std::string export_prepend_line(std::string_view var, std::string_view dir) {
   std::string v(var);
-  return "export " + v + "=" + posix_quote(dir) + "\"${" + v + ":+:$" + v + "}\"";
+  return set_variable_line(var, dir, Shell::Posix) + "\"${" + v + ":+:$" + v + "}\"";
 }
 
 }  // namespace cudnn_install
