@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include <spdlog/common.h>
 #include <CLI/CLI.hpp>
 #include <functional>
 #include <map>
@@ -104,6 +105,8 @@ int report_error(const Error& error, const Options& options);
 void report_warning(const Error& error);
 // Sets up spdlog: stderr at the chosen verbosity, plus --log FILE when given.
 void setup_logging(const Options& options);
+// A log sink that appends to `path` (open_for_append: never through a link, only to a plain file).
+Result<spdlog::sink_ptr> append_only_log(const std::filesystem::path& path);
 
 // The process's signal handlers (interrupt.hpp). For the end-to-end tests, CUDNN_INSTALL_TEST_PAUSE_AT
 // (spool, stage, swap, commit; undo: between the steps of a rollback, next-undo: before one)

@@ -1,6 +1,5 @@
 #include <fmt/format.h>
 #include <spdlog/sinks/base_sink.h>
-#include <spdlog/sinks/basic_file_sink.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
@@ -11,6 +10,7 @@
 
 #include "answer.hpp"
 #include "cli.hpp"
+#include "cudnn_install/filesystem.hpp"
 #include "cudnn_install/report.hpp"
 
 namespace cudnn_install::cli {
@@ -27,7 +27,32 @@ class AnswerWarnings : public spdlog::sinks::base_sink<std::mutex> {
   void flush_() override {}
 };
 
+// Each message is written to the file at once (no buffer to lose); after a failed write (a full
+// disk) nothing more is tried: the logger cannot report its own failure through itself.
+class AppendFileSink : public spdlog::sinks::base_sink<std::mutex> {
+ public:
+  explicit AppendFileSink(std::unique_ptr<OutputFile> file) : file_(std::move(file)) {}
+
+ protected:
+  void sink_it_(const spdlog::details::log_msg& msg) override {
+    if (!file_) return;
+    spdlog::memory_buf_t line;
+    formatter_->format(msg, line);
+    if (!file_->write(std::span<const char>(line.data(), line.size()))) file_.reset();
+  }
+  void flush_() override {}
+
+ private:
+  std::unique_ptr<OutputFile> file_;
+};
+
 }  // namespace
+
+Result<spdlog::sink_ptr> append_only_log(const fs::path& path) {
+  auto file = open_for_append(path);
+  if (!file) return std::unexpected(file.error());
+  return std::make_shared<AppendFileSink>(std::move(*file));
+}
 
 ProcessRunner& process_runner() {
   static const std::unique_ptr<ProcessRunner> runner = make_process_runner();
@@ -68,11 +93,11 @@ void setup_logging(const Options& options) {
     log_problem = "no log is written: the folder " + log_folder.string() +
                   " of --log does not exist (create it, or give another path)";
   } else if (options.log_file) {
-    try {
-      sinks.push_back(std::make_shared<spdlog::sinks::basic_file_sink_mt>(options.log_file->string()));
+    if (auto sink = append_only_log(*options.log_file)) {
+      sinks.push_back(*sink);
       sinks.back()->set_level(spdlog::level::debug);
-    } catch (const spdlog::spdlog_ex& e) {
-      log_problem = std::string("no log is written: cannot open the --log file: ") + e.what();
+    } else {
+      log_problem = "no log is written: " + sink.error().message;
     }
   }
   if (options.format == Format::Json) {

@@ -1,6 +1,6 @@
 // What every command that may write does first: take the lock, log into the state directory,
 // and finish whatever an interrupted earlier run left behind.
-#include <spdlog/sinks/basic_file_sink.h>
+#include <spdlog/sinks/sink.h>
 #include <spdlog/spdlog.h>
 
 #include <atomic>
@@ -17,20 +17,13 @@ namespace cudnn_install::cli {
 namespace {
 
 void log_into_state_dir(const std::filesystem::path& root) {
-  std::error_code ec;  // the log is appended to only when it is a plain file (or absent): never through a link
-  auto type = std::filesystem::symlink_status(state_dir(root) / "cudnn-install.log", ec).type();
-  if (type != std::filesystem::file_type::not_found && type != std::filesystem::file_type::regular) {
-    spdlog::warn("no log in the state directory: {} is not a regular file",
-                 (state_dir(root) / "cudnn-install.log").string());
+  auto sink = append_only_log(state_dir(root) / "cudnn-install.log");
+  if (!sink) {
+    spdlog::warn("no log in the state directory: {}", sink.error().message);
     return;
   }
-  try {
-    auto sink = std::make_shared<spdlog::sinks::basic_file_sink_mt>((state_dir(root) / "cudnn-install.log").string());
-    sink->set_level(spdlog::level::info);
-    spdlog::default_logger()->sinks().push_back(sink);
-  } catch (const spdlog::spdlog_ex& e) {
-    spdlog::warn("no log in the state directory: {}", e.what());
-  }
+  (*sink)->set_level(spdlog::level::info);
+  spdlog::default_logger()->sinks().push_back(*sink);
 }
 
 void say_recovered(const Recovery& r, const Options& o) {

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include <fstream>
+#include <functional>
 
 #include "support/sandbox.hpp"
 #include "support/tree_snapshot.hpp"
@@ -109,6 +110,55 @@ TEST_F(PlantedState, HistoryDirectorySymlinkIsNotListed) {
   EXPECT_EQ(run("--rollback --yes", &out), 3) << out;
   EXPECT_NE(out.find("history' is a symbolic link"), std::string::npos) << out;
   expect_untouched();
+}
+
+// The state directory's log is opened as itself: a link planted there is refused, with a warning,
+// and the command goes on without that log.
+TEST_F(PlantedState, StateLogSymlinkToAFileOutsideIsNotAppendedTo) {
+  fs::create_symlink(outside() / "victim", state() / "cudnn-install.log");
+  before_root_ = snapshot(root());
+  std::string out;
+  run("--rollback --yes", &out);
+  EXPECT_NE(out.find("no log in the state directory"), std::string::npos) << out;
+  EXPECT_NE(out.find("does not write through one"), std::string::npos) << out;
+  expect_untouched();
+}
+
+// --log names a file of the user's choice, often under a directory others can write to (/tmp):
+// whatever another user planted at that name is not written to, as root least of all.
+TEST_F(PlantedState, LogPathPlantedByAnotherUserIsNotWritten) {
+  struct Plant {
+    std::string what;
+    std::function<void(const fs::path&)> make;
+    std::string said;
+  };
+  std::vector<Plant> plants = {
+      {"symlink", [&](const fs::path& p) { fs::create_symlink(outside() / "victim", p); },
+       "does not write through one"},
+      {"hard link", [&](const fs::path& p) { fs::create_hard_link(outside() / "victim", p); },
+       "other names (hard links)"},
+      // O_NONBLOCK: without it, opening a FIFO nobody reads would wait forever.
+      {"fifo", [](const fs::path& p) { ASSERT_EQ(::mkfifo(p.c_str(), 0644), 0); }, "is not a plain file"},
+  };
+  for (const auto& plant : plants) {
+    SCOPED_TRACE(plant.what);
+    fs::path log = dir_.path() / "tmp" / ("planted-" + std::to_string(&plant - plants.data()) + ".log");
+    fs::create_directories(log.parent_path());
+    plant.make(log);
+    std::string out;
+    EXPECT_EQ(run("status --log " + log.string(), &out), 0) << out;
+    EXPECT_NE(out.find("no log is written: "), std::string::npos) << out;
+    EXPECT_NE(out.find(plant.said), std::string::npos) << out;
+    expect_untouched();
+  }
+  // A plain file is appended to, not truncated.
+  fs::path log = dir_.path() / "tmp" / "plain.log";
+  write_file(log, "an earlier run\n");
+  std::string out;
+  run("--rollback --yes --log " + log.string(), &out);
+  std::string text = read_file(log);
+  EXPECT_EQ(text.rfind("an earlier run\n", 0), 0u) << text;
+  EXPECT_GT(text.size(), std::string("an earlier run\n").size()) << text;
 }
 
 // Plain `status` recovers a pending journal: a target outside the toolkit must not be removed.

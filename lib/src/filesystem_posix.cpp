@@ -33,7 +33,7 @@ std::unexpected<Error> os_error(const std::string& what, const fs::path& path, i
   else if (err == EXDEV)
     hint = " (the state directory is on another filesystem)";
   else if (err == ELOOP)
-    hint = " (a symbolic link where cudnn-install keeps its own files: not followed)";
+    hint = " (a symbolic link: cudnn-install does not write through one)";
   return fail(ErrorCode::Io, what + " '" + path.string() + "': " + std::strerror(err) + hint, path.string());
 }
 
@@ -169,11 +169,9 @@ class PosixFileSystem final : public FileSystem {
     return {};
   }
   Result<void> append_durable(const fs::path& path, std::string_view bytes) override {
-    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644);
-    if (fd < 0) return os_error("cannot open", path);
-    PosixOutputFile file(fd, path);
-    TRY(file.write(bytes));
-    return file.sync_and_close();
+    TRY_ASSIGN(auto file, open_for_append(path));
+    TRY(file->write(bytes));
+    return file->sync_and_close();
   }
   Result<std::optional<FileStat>> stat(const fs::path& path) override {
     struct stat st;
@@ -283,6 +281,25 @@ Result<void> check_regular_file(const fs::path& path, FileRole role) {
   ::close(fd);
   if (rc != 0 || !S_ISREG(st.st_mode)) return not_regular(path, rc != 0 ? 0 : st.st_mode, role);
   return {};
+}
+
+// O_NONBLOCK: a FIFO without a reader fails at once (ENXIO) instead of waiting forever; so does a
+// device without its hardware.
+Result<std::unique_ptr<OutputFile>> open_for_append(const fs::path& path) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0644);
+  if (fd < 0 && errno != ENXIO) return os_error("cannot open", path);
+  auto file = fd < 0 ? nullptr : std::make_unique<PosixOutputFile>(fd, path);
+  struct stat st;
+  if (file && ::fstat(fd, &st) != 0) return os_error("cannot inspect", path);
+  if (!file || !S_ISREG(st.st_mode))
+    return fail(ErrorCode::Conflict, "'" + path.string() + "' is not a plain file: nothing is appended to it",
+                path.string());
+  if (st.st_nlink > 1)
+    return fail(
+        ErrorCode::Conflict,
+        "'" + path.string() + "' has other names (hard links) that may be another file's: nothing is appended to it",
+        path.string());
+  return file;
 }
 
 std::unique_ptr<FileSystem> make_real_filesystem() { return std::make_unique<PosixFileSystem>(); }

@@ -31,16 +31,16 @@ std::unexpected<Error> os_error(const std::string& what, const fs::path& path, D
   return fail(ErrorCode::Io, what + " '" + path.string() + "': " + win32::error_text(err) + hint, path.string());
 }
 
-// The state files are opened as themselves (FILE_FLAG_OPEN_REPARSE_POINT): a symlink or junction
-// there is refused, never followed.
+// The state files and logs are opened as themselves (FILE_FLAG_OPEN_REPARSE_POINT): a symlink or
+// junction there is refused, never followed.
 Result<void> refuse_reparse_point(HANDLE h, const fs::path& path) {
   BY_HANDLE_FILE_INFORMATION info;
   if (!GetFileInformationByHandle(h, &info)) return os_error("cannot inspect", path);
   if (info.dwFileAttributes & FILE_ATTRIBUTE_REPARSE_POINT)
     return fail(ErrorCode::Conflict,
                 "'" + path.string() +
-                    "' is a symbolic link or junction where cudnn-install keeps its own files: "
-                    "not followed. Look at it, remove it and run again.",
+                    "' is a symbolic link or junction: cudnn-install does not write or read through one. "
+                    "Look at it, remove it and run again.",
                 path.string());
   return {};
 }
@@ -128,13 +128,9 @@ class Win32FileSystem final : public FileSystem {
   }
   Result<void> sync_dir(const fs::path&) override { return {}; }
   Result<void> append_durable(const fs::path& path, std::string_view bytes) override {
-    HANDLE h = CreateFileW(path.c_str(), FILE_APPEND_DATA | FILE_READ_ATTRIBUTES, FILE_SHARE_READ, nullptr, OPEN_ALWAYS,
-                           FILE_ATTRIBUTE_NORMAL | FILE_FLAG_OPEN_REPARSE_POINT, nullptr);
-    if (h == INVALID_HANDLE_VALUE) return os_error("cannot open", path);
-    Win32OutputFile file(h, path);
-    TRY(refuse_reparse_point(h, path));
-    TRY(file.write(bytes));
-    return file.sync_and_close();
+    TRY_ASSIGN(auto file, open_for_append(path));
+    TRY(file->write(bytes));
+    return file->sync_and_close();
   }
   Result<std::optional<FileStat>> stat(const fs::path& path) override {
     WIN32_FILE_ATTRIBUTE_DATA data;
@@ -231,6 +227,26 @@ Result<void> check_regular_file(const fs::path& path, FileRole role) {
     return refuse("is a device or a pipe, not a regular file");
   if (info.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY) return refuse("is a directory, not a regular file");
   return {};
+}
+
+// FILE_FLAG_OPEN_REPARSE_POINT opens a symbolic link or junction as itself, which is then refused.
+Result<std::unique_ptr<OutputFile>> open_for_append(const fs::path& path) {
+  HANDLE h = CreateFileW(path.c_str(), FILE_APPEND_DATA | FILE_READ_ATTRIBUTES, FILE_SHARE_READ, nullptr, OPEN_ALWAYS,
+                         FILE_ATTRIBUTE_NORMAL | FILE_FLAG_OPEN_REPARSE_POINT, nullptr);
+  if (h == INVALID_HANDLE_VALUE) return os_error("cannot open", path);
+  auto file = std::make_unique<Win32OutputFile>(h, path);
+  TRY(refuse_reparse_point(h, path));
+  BY_HANDLE_FILE_INFORMATION info;
+  if (GetFileType(h) != FILE_TYPE_DISK || !GetFileInformationByHandle(h, &info) ||
+      (info.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY))
+    return fail(ErrorCode::Conflict, "'" + path.string() + "' is not a plain file: nothing is appended to it",
+                path.string());
+  if (info.nNumberOfLinks > 1)
+    return fail(
+        ErrorCode::Conflict,
+        "'" + path.string() + "' has other names (hard links) that may be another file's: nothing is appended to it",
+        path.string());
+  return file;
 }
 
 std::unique_ptr<FileSystem> make_real_filesystem() { return std::make_unique<Win32FileSystem>(); }

@@ -229,6 +229,35 @@ TEST(WinFileSystem, ARenameThatMustNotReplaceLeavesWhatIsThere) {
   EXPECT_EQ(read_file(dir.path() / "appeared"), "new");
 }
 
+// The journal and the logs (--log may name a file under a folder others can write to): appended
+// to only when a plain file with no other names; a symbolic link is opened as itself and refused.
+TEST(WinFileSystem, AppendsOnlyToAPlainFileOfOneName) {
+  TempDir dir;
+  write_file(dir.path() / "plain.log", "earlier\n");
+  auto file = open_for_append(dir.path() / "plain.log");
+  ASSERT_TRUE(file) << file.error().message;
+  ASSERT_TRUE((*file)->write(std::span<const char>("later\n", 6)));
+  ASSERT_TRUE((*file)->sync_and_close());
+  EXPECT_EQ(read_file(dir.path() / "plain.log"), "earlier\nlater\n");
+  ASSERT_TRUE(open_for_append(dir.path() / "new.log"));
+  EXPECT_TRUE(fs::exists(dir.path() / "new.log"));
+
+  write_file(dir.path() / "victim", "precious");
+  ASSERT_TRUE(CreateHardLinkW((dir.path() / "planted.log").c_str(), (dir.path() / "victim").c_str(), nullptr));
+  auto linked = open_for_append(dir.path() / "planted.log");
+  ASSERT_FALSE(linked);
+  EXPECT_NE(linked.error().message.find("other names (hard links)"), std::string::npos) << linked.error().message;
+  fs::create_directory(dir.path() / "folder.log");
+  EXPECT_FALSE(open_for_append(dir.path() / "folder.log"));
+  std::error_code ec;
+  fs::create_symlink(dir.path() / "victim", dir.path() / "symlink.log", ec);
+  if (!ec) {
+    auto through = open_for_append(dir.path() / "symlink.log");
+    EXPECT_FALSE(through) << "appended through a symbolic link";
+  }
+  EXPECT_EQ(read_file(dir.path() / "victim"), "precious");
+}
+
 TEST(WinFileVersion, ReadsTheVersionResource) {
   EXPECT_EQ(dll_file_version(FAKE_CUDNN).value_or("none"), "8.9.5.30");
   TempDir dir;

@@ -112,6 +112,12 @@ Result<void> check_regular_file(const std::filesystem::path& path, FileRole role
 // filesystem cannot be there either (undo asks about such names after a failed install).
 inline bool lstat_says_absent(int err) { return err == ENOENT || err == ENOTDIR || err == ENAMETOOLONG; }
 
+// Opens a file to append to (created, 0644, when absent): the journal and the logs. It is opened
+// as itself: a symbolic link (or junction) at `path` is refused, never followed, and so are
+// anything but a plain file (a FIFO, a device) and a file with other hard links, so that a name
+// another user planted (a log under /tmp) cannot turn a write as root into one on another file.
+Result<std::unique_ptr<OutputFile>> open_for_append(const std::filesystem::path& path);
+
 // The real filesystem of this platform (filesystem_posix.cpp / filesystem_win32.cpp).
 std::unique_ptr<FileSystem> make_real_filesystem();
 
