@@ -18,9 +18,11 @@ load, as during training), and records min, median and max over the batches. The
 first two, as for the tool.
 
 Usage: pytorch_conv.py SHAPES.json DTYPES LAYOUTS [BATCHES [PER_BATCH]] > results.json
-  SHAPES.json comes from `cudnn-install bench --list-shapes`.
+  SHAPES.json comes from `cudnn-install bench --list-shapes`. PYTORCH_SETTLE_MS replaces SETTLE_MS
+  (run-on-device.sh heat-ab: how much the load before the timing moves PyTorch's figure).
 """
 import json
+import os
 import statistics
 import sys
 
@@ -28,7 +30,7 @@ import torch
 
 WARMUP = 3
 WARMUP_MS = 200  # then untimed batches for this long: the GPU slows to its sustained clock (as the tool does)
-SETTLE_MS = 1000  # the tool's settle_ms
+SETTLE_MS = float(os.environ.get("PYTORCH_SETTLE_MS", 1000))  # the tool's settle_ms
 
 
 def keep_busy(ms, launch, most=1000):

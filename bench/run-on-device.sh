@@ -4,7 +4,7 @@
 # post-install bench), then `cudnn-install bench` and bench/pytorch_conv.py on the same layers,
 # timed the same way (see bench/README.md).
 #
-# Usage (from the repository root): run-on-device.sh nhwc|nchw|smoke|settle-ab|kernels|margin-ab
+# Usage (from the repository root): run-on-device.sh nhwc|nchw|smoke|settle-ab|kernels|margin-ab|heat-ab
 #   nhwc       15 layers, FP16/BF16 (both tiers) and TF32/FP32 (graph tier) NHWC
 #   nchw       15 layers, FP16/BF16 NCHW (both tiers)
 #   smoke      three layers, FP16 and FP32 NHWC, and the large 3x3 timed on exact inputs too
@@ -16,6 +16,10 @@
 #              bench/kernels.py, whether both sides' picks ran the same kernels
 #   margin-ab  ours with --finalist-margin 5, 10, 5, 10 (MARGINS="5,10,5,10"), graph tier, NHWC,
 #              DTYPES (default tf32), then PyTorch once; comparison-<i>-margin-<pct>.md per run
+#   heat-ab    how the load before the timing moves each side's figure: ours with --settle-ms 1000 and
+#              5000, then PyTorch with PYTORCH_SETTLE_MS 1000, 5000, 1000, 5000 (SETTLES), graph tier,
+#              NHWC, LAYERS (default: five of the rows below 1.00) and DTYPES (default tf32,fp16);
+#              comparison-<ours>-<pytorch>.md for each pair
 # LAYERS="res3 3x3,large" (names or parts of names, comma-separated) limits nhwc and nchw to those
 # layers on both sides: a check of a few rows when device time is short.
 # One call of the device tool runs at most 10 minutes, so the full table is two runs, nhwc then
@@ -23,10 +27,10 @@
 # (default .devcarry/, see bench/README.md). Everything is packed into $OUT/results.tar.gz (default
 # bench/results/) after each step, so a run cut short still returns what it measured.
 set -uo pipefail
-mode=${1:?usage: run-on-device.sh nhwc|nchw|smoke|settle-ab|kernels|margin-ab}
+mode=${1:?usage: run-on-device.sh nhwc|nchw|smoke|settle-ab|kernels|margin-ab|heat-ab}
 case $mode in
-  nhwc | nchw | smoke | settle-ab | kernels | margin-ab) ;;
-  *) echo "run-on-device.sh: unknown mode '$mode' (nhwc, nchw, smoke, settle-ab, kernels or margin-ab)" >&2; exit 1 ;;
+  nhwc | nchw | smoke | settle-ab | kernels | margin-ab | heat-ab) ;;
+  *) echo "run-on-device.sh: unknown mode '$mode' (nhwc, nchw, smoke, settle-ab, kernels, margin-ab or heat-ab)" >&2; exit 1 ;;
 esac
 here=$(cd "$(dirname "$0")" && pwd)
 libs=${DEVLIBS:-$PWD/.devcarry}
@@ -150,11 +154,33 @@ case $mode in
     for run in "$out"/run*-margin-*/; do
       python3 "$here/compare.py" "$run" "$out/pytorch" > "$out/comparison-$(basename "$run").md" 2>> "$out/compare.log"
     done ;;
+  heat-ab)
+    ab_layers=${LAYERS:-res4 1x1 1024->256,res4 1x1 256->1024,res3 1x1 128->512,res5 3x3,res2 3x3}
+    ab_dtypes=${DTYPES:-tf32,fp16}
+    keep_layers "$work/shapes.json" "$work/ab.json" "$ab_layers"
+    for ms in 1000 5000; do
+      mkdir -p "$out/ours-settle-$ms"
+      bench "ours-settle-$ms/cudnn-install-nhwc.json" 150 --layers "$ab_layers" --dtypes "$ab_dtypes" --layouts nhwc \
+        --tiers graph --settle-ms "$ms"
+    done
+    i=0
+    for ms in ${SETTLES:-1000 5000 1000 5000}; do
+      i=$((i + 1))
+      mkdir -p "$out/pytorch-$i-settle-$ms"
+      PYTORCH_SETTLE_MS=$ms step "pytorch-$i-settle-$ms/pytorch-nhwc.json" 150 \
+        python3 "$here/pytorch_conv.py" "$work/ab.json" "$ab_dtypes" nhwc
+    done
+    for ours in "$out"/ours-settle-*/; do
+      for torch_run in "$out"/pytorch-*-settle-*/; do
+        python3 "$here/compare.py" "$ours" "$torch_run" \
+          > "$out/comparison-$(basename "$ours")-$(basename "$torch_run").md" 2>> "$out/compare.log"
+      done
+    done ;;
 esac
 nvidia-smi --query-gpu=clocks.sm,power.draw,temperature.gpu --format=csv >> "$out/gpu.txt" 2>&1
 kill $sampler 2> /dev/null
 case $mode in
-  settle-ab | kernels | margin-ab) ;;
+  settle-ab | kernels | margin-ab | heat-ab) ;;
   *) python3 "$here/compare.py" "$out" > "$out/comparison.md" 2>> "$out/compare.log" ;;
 esac
 [ -s "$out/steps.csv" ] && python3 "$here/power_summary.py" "$out/power.csv" "$out/steps.csv" > "$out/power.md" 2>> "$out/compare.log"
@@ -162,8 +188,8 @@ pack
 for report in steps.txt comparison.md drift.md kernels.md power.md; do  # each mode writes some of them
   [ -f "$out/$report" ] && cat "$out/$report"
 done
-if [ "$mode" = margin-ab ]; then
-  for report in "$out"/comparison-run*.md; do
+if [ "$mode" = margin-ab ] || [ "$mode" = heat-ab ]; then
+  for report in "$out"/comparison-*.md; do
     echo "$(basename "$report"):" && grep "ResNet-50 layers" "$report"
   done
 fi

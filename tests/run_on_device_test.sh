@@ -3,7 +3,7 @@
 # spent on a script error: a fake cuDNN wheel (nvidia.cudnn), fake nvidia-smi, PyTorch's stand-in
 # (tests/support/fake_torch) and a fake cudnn-install in DEVLIBS that answers `bench` with results
 # of a committed run (and writes a kernel trace when one is asked for). Checks that every step of the
-# kernels, margin-ab and nchw modes ran, that their reports were written and packed, that the install
+# kernels, margin-ab, heat-ab and nchw modes ran, that their reports were written and packed, that the install
 # is rolled back and the work tree removed at the end, and that an unknown mode or a kernels run
 # without KERNEL_ROWS is refused before any work.
 # Usage: run_on_device_test.sh CUDNN_INSTALL   (the real binary: its --list-shapes)
@@ -75,6 +75,21 @@ grep -q "comparison-run4-margin-10.md:" "$w/margin-ab.log" || fail "margin-ab: t
 root=$(sed -n 's/^--rollback --yes -q --cuda-root //p' "$w/calls.log")
 [ -n "$root" ] || fail "margin-ab: the install was not rolled back: $(cat "$w/calls.log")"
 [ ! -e "$(dirname "$root")" ] || fail "margin-ab: its work tree $(dirname "$root") was left behind"
+
+device heat-ab || fail "heat-ab exited $?: $(cat "$w/heat-ab.log")"
+unpack heat-ab
+all_steps_ok heat-ab 7  # install, ours twice, PyTorch four times
+h=$w/got-heat-ab/heat-ab
+for ours in ours-settle-1000 ours-settle-5000; do
+  for torch_run in pytorch-1-settle-1000 pytorch-2-settle-5000 pytorch-3-settle-1000 pytorch-4-settle-5000; do
+    grep -q "^| res5 3x3 512->512 @7 | fp16 | nhwc |" "$h/comparison-$ours-$torch_run.md" ||
+      fail "heat-ab: no table of $ours against $torch_run"
+  done
+done
+python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1]))["method"]["settle_ms"] != 5000)' \
+  "$h/pytorch-4-settle-5000/pytorch-nhwc.json" || fail "heat-ab: PyTorch's settle was not 5000 ms"
+grep -q "comparison-ours-settle-5000-pytorch-4-settle-5000.md:" "$w/heat-ab.log" ||
+  fail "heat-ab: the summary of each pair is not printed"
 
 KERNEL_ROWS="res4 1x1 1024->256:tf32:nhwc:graph,res5 3x3:fp16:nchw:legacy,res9 none:fp16:nhwc:graph" device kernels ||
   fail "kernels exited $?: $(cat "$w/kernels.log")"
