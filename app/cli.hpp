@@ -45,6 +45,7 @@ struct BenchFlags {
   int batches = 10;
   int per_batch = 20;
   int settle_ms = 1000;
+  int cool_ms = 0;
   int finalists = 4;
   int finalist_margin_percent = 5;
   std::string search = "knobs";

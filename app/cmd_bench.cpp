@@ -58,6 +58,8 @@ Result<BenchOptions> options_from(const BenchFlags& f) {
     return fail(ErrorCode::Usage, "--batch is at most 4096, --batches and --per-batch at most 10000");
   if (f.settle_ms < 0 || f.settle_ms > 60000)
     return fail(ErrorCode::Usage, "--settle-ms is 0 to 60000 (milliseconds of untimed load before each timing)");
+  if (f.cool_ms < 0 || f.cool_ms > 60000)
+    return fail(ErrorCode::Usage, "--cool-ms is 0 to 60000 (milliseconds the GPU idles before the pick is timed)");
   if (f.finalists < 1 || f.finalists > 16 || f.finalist_margin_percent < 0 || f.finalist_margin_percent > 100)
     return fail(ErrorCode::Usage, "--finalists is 1 to 16 and --finalist-margin 0 to 100 (percent)");
   BenchOptions o;
@@ -67,6 +69,7 @@ Result<BenchOptions> options_from(const BenchFlags& f) {
   o.timing.batches = f.batches;
   o.timing.per_batch = f.per_batch;
   o.settle_ms = f.settle_ms;
+  o.cool_ms = f.cool_ms;
   o.finalists = f.finalists;
   o.finalist_margin = f.finalist_margin_percent / 100.0;
   auto dtypes = parse_list(f.dtypes, {DataType::Fp32, DataType::Tf32, DataType::Fp16, DataType::Bf16}, "data type");
@@ -114,6 +117,10 @@ void add_bench_options(CLI::App& bench, BenchFlags& f) {
   bench.add_option("--settle-ms", f.settle_ms,
                    "untimed load before each configuration's finalists are timed, so that the timing starts from "
                    "sustained load, not from a GPU left idle by the check (default 1000; 0: none)");
+  bench.add_option("--cool-ms", f.cool_ms,
+                   "idle time before the pick's reported timing, which then follows --settle-ms of load: a figure "
+                   "from the same history as a peer's timed after the same idle (default 0: right after the "
+                   "finalists)");
   bench.add_option("--finalists", f.finalists,
                    "at most this many of the search's fastest candidates are timed in full, by both methods under "
                    "sustained load (default 4)");

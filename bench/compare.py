@@ -145,6 +145,9 @@ def main():
     m = meta["method"]
     settle = (f"; before that, {m['settle_ms']:g} ms (PyTorch: {torch_meta['method'].get('settle_ms', 0):g} ms) of "
               "untimed back-to-back executions" if "settle_ms" in m else "")
+    ours_cool, torch_cool = m.get("cool_ms", 0), torch_meta["method"].get("cool_ms", 0)
+    if ours_cool or torch_cool:
+        settle += f", and before that an idle GPU for {ours_cool:g} ms (PyTorch: {torch_cool:g} ms)"
     print(f"{meta['device']['name']}, cuDNN {meta['cudnn_version']}; PyTorch {torch_meta.get('torch')} with cuDNN "
           f"{torch_meta.get('cudnn')}. Both sides: kernel time = the faster median of a CUDA graph replay and "
           f"back-to-back calls, {m['timing']['batches']} batches of {m['timing']['executions_per_batch']} executions "

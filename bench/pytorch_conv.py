@@ -18,19 +18,22 @@ load, as during training), and records min, median and max over the batches. The
 first two, as for the tool.
 
 Usage: pytorch_conv.py SHAPES.json DTYPES LAYOUTS [BATCHES [PER_BATCH]] > results.json
-  SHAPES.json comes from `cudnn-install bench --list-shapes`. PYTORCH_SETTLE_MS replaces SETTLE_MS
-  (run-on-device.sh heat-ab: how much the load before the timing moves PyTorch's figure).
+  SHAPES.json comes from `cudnn-install bench --list-shapes`. PYTORCH_COOL_MS (default 0): before
+  each configuration's settle, the GPU idles this long (the tool's --cool-ms, before its pick's
+  timing): both sides' figures then follow the same history.
 """
 import json
 import os
 import statistics
 import sys
+import time
 
 import torch
 
 WARMUP = 3
 WARMUP_MS = 200  # then untimed batches for this long: the GPU slows to its sustained clock (as the tool does)
-SETTLE_MS = float(os.environ.get("PYTORCH_SETTLE_MS", 1000))  # the tool's settle_ms
+SETTLE_MS = 1000  # the tool's settle_ms
+COOL_MS = float(os.environ.get("PYTORCH_COOL_MS", 0))  # the tool's cool_ms
 
 
 def keep_busy(ms, launch, most=1000):
@@ -128,6 +131,8 @@ def main():
                 w = torch.randn(s["k"], s["c"], s["r"], s["s"], device="cuda", dtype=torch_dtype[dt]).to(memory_format=fmt)
                 run = lambda: torch.nn.functional.conv2d(x, w, stride=s["stride"], padding=s["pad"])
                 run()  # cudnn.benchmark chooses the engine here
+                torch.cuda.synchronize()
+                time.sleep(COOL_MS / 1000)
                 keep_busy(SETTLE_MS, lambda: run_times(run, per_batch), most=100000)  # as the tool does
                 timings = measure(run, batches, per_batch)
                 kernel = min((timings[m] for m in ("cuda_graph", "back_to_back") if timings[m]["measured"]),
@@ -147,7 +152,7 @@ def main():
                "method": {"kernel_time": "per execution: the faster median of cuda_graph and back_to_back",
                           "timing": {"warmup": WARMUP, "warmup_ms": WARMUP_MS, "executions_per_batch": per_batch,
                                      "batches": batches},
-                          "settle_ms": SETTLE_MS, "timing_data": "normal (torch.randn)",
+                          "settle_ms": SETTLE_MS, "cool_ms": COOL_MS, "timing_data": "normal (torch.randn)",
                           "benchmark": "torch.backends.cudnn.benchmark"},
                "results": results}, sys.stdout, indent=1)
 

@@ -16,10 +16,10 @@
 #              bench/kernels.py, whether both sides' picks ran the same kernels
 #   margin-ab  ours with --finalist-margin 5, 10, 5, 10 (MARGINS="5,10,5,10"), graph tier, NHWC,
 #              DTYPES (default tf32), then PyTorch once; comparison-<i>-margin-<pct>.md per run
-#   heat-ab    how the load before the timing moves each side's figure: ours with --settle-ms 1000 and
-#              5000, then PyTorch with PYTORCH_SETTLE_MS 1000, 5000, 1000, 5000 (SETTLES), graph tier,
-#              NHWC, LAYERS (default: five of the rows below 1.00) and DTYPES (default tf32,fp16);
-#              comparison-<ours>-<pytorch>.md for each pair
+#   heat-ab    whether an idle GPU before the timing moves each side's figure: ours with --cool-ms 0
+#              and COOL_MS (default 3000), then PyTorch with PYTORCH_COOL_MS 0, COOL_MS, 0, COOL_MS,
+#              graph tier, NHWC, LAYERS (default: five of the rows below 1.00) and DTYPES (default
+#              tf32,fp16); comparison-<ours>-<pytorch>.md for each pair
 # LAYERS="res3 3x3,large" (names or parts of names, comma-separated) limits nhwc and nchw to those
 # layers on both sides: a check of a few rows when device time is short.
 # One call of the device tool runs at most 10 minutes, so the full table is two runs, nhwc then
@@ -158,20 +158,21 @@ case $mode in
     ab_layers=${LAYERS:-res4 1x1 1024->256,res4 1x1 256->1024,res3 1x1 128->512,res5 3x3,res2 3x3}
     ab_dtypes=${DTYPES:-tf32,fp16}
     keep_layers "$work/shapes.json" "$work/ab.json" "$ab_layers"
-    for ms in 1000 5000; do
-      mkdir -p "$out/ours-settle-$ms"
-      bench "ours-settle-$ms/cudnn-install-nhwc.json" 150 --layers "$ab_layers" --dtypes "$ab_dtypes" --layouts nhwc \
-        --tiers graph --settle-ms "$ms"
+    cool=${COOL_MS:-3000}
+    for ms in 0 "$cool"; do
+      mkdir -p "$out/ours-cool-$ms"
+      bench "ours-cool-$ms/cudnn-install-nhwc.json" 150 --layers "$ab_layers" --dtypes "$ab_dtypes" --layouts nhwc \
+        --tiers graph --cool-ms "$ms"
     done
     i=0
-    for ms in ${SETTLES:-1000 5000 1000 5000}; do
+    for ms in 0 "$cool" 0 "$cool"; do
       i=$((i + 1))
-      mkdir -p "$out/pytorch-$i-settle-$ms"
-      PYTORCH_SETTLE_MS=$ms step "pytorch-$i-settle-$ms/pytorch-nhwc.json" 150 \
+      mkdir -p "$out/pytorch-$i-cool-$ms"
+      PYTORCH_COOL_MS=$ms step "pytorch-$i-cool-$ms/pytorch-nhwc.json" 150 \
         python3 "$here/pytorch_conv.py" "$work/ab.json" "$ab_dtypes" nhwc
     done
-    for ours in "$out"/ours-settle-*/; do
-      for torch_run in "$out"/pytorch-*-settle-*/; do
+    for ours in "$out"/ours-cool-*/; do
+      for torch_run in "$out"/pytorch-*-cool-*/; do
         python3 "$here/compare.py" "$ours" "$torch_run" \
           > "$out/comparison-$(basename "$ours")-$(basename "$torch_run").md" 2>> "$out/compare.log"
       done

@@ -295,6 +295,25 @@ TEST(BenchSearch, TheFinalistStageStartsAtTheSustainedClock) {
   EXPECT_NEAR(r.kernel().ms.median, 1.0, 0.01);
 }
 
+// With cool_ms, the pick's reported timing follows an idle GPU and then settle_ms of load on the
+// pick (as PyTorch's side with the same PYTORCH_COOL_MS): those executions come after the stage.
+TEST(BenchSearch, ACoolBeforeThePicksTimingIsFollowedBySettleLoadOnThePick) {
+  FakeGpuSetup gpu;
+  gpu.engines = {engine(1, 1.0)};
+  gpu.mode_a = {1};
+  BenchOptions o = fake_options();
+  o.search = SearchDepth::Heuristics;
+  o.settle_ms = 20;
+  ASSERT_TRUE(only_result(gpu, o).error.empty());
+  int without = fake_gpu_log().executions;
+  o.cool_ms = 1;
+  auto report = run_fake(gpu, o);
+  ASSERT_TRUE(report) << report.error().message;
+  ASSERT_TRUE(report->results.front().error.empty()) << report->results.front().error;
+  EXPECT_GE(fake_gpu_log().executions - without, 20);  // 20 ms of 1 ms executions
+  EXPECT_EQ(bench_to_json(*report)["method"]["cool_ms"], 1.0);
+}
+
 TEST(BenchSearch, TheFinalistWithTheBestMedianInTurnWins) {
   FakeGpuSetup gpu;
   FakeEngine flattered = engine(1, 1.0);  // fastest in the search, slower from its 13th execution on
@@ -580,6 +599,8 @@ TEST(Bench, CliRejectsUnknownDataTypesAndSearchDepths) {
   for (const char* ms : {"-1", "60001"}) {
     EXPECT_EQ(test::run_command(std::string(CLI_PATH) + " bench --settle-ms " + ms, &out), 1);
     EXPECT_NE(out.find("--settle-ms is 0 to 60000"), std::string::npos) << out;
+    EXPECT_EQ(test::run_command(std::string(CLI_PATH) + " bench --cool-ms " + ms, &out), 1);
+    EXPECT_NE(out.find("--cool-ms is 0 to 60000"), std::string::npos) << out;
   }
   for (const char* bad : {"--finalists 0", "--finalists 17", "--finalist-margin -1", "--finalist-margin 101"}) {
     EXPECT_EQ(test::run_command(std::string(CLI_PATH) + " bench " + bad, &out), 1) << bad;

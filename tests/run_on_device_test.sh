@@ -35,6 +35,8 @@ if args[0] != "bench":  # an install, or the rollback at the end: noted, and the
     os.makedirs(os.path.join(args[args.index("--cuda-root") + 1], ".cudnn-install"), exist_ok=True)
     print("installed (stand-in)")
     sys.exit(0)
+with open("$w/calls-bench.log", "a") as log:
+    log.write(" ".join(args) + "\n")
 opt = lambda name, default: args[args.index(name) + 1] if name in args else default
 dtypes, layouts = opt("--dtypes", "fp16,bf16").split(","), opt("--layouts", "nhwc").split(",")
 tiers, layers = opt("--tiers", "legacy,graph").split(","), opt("--layers", "").split(",")
@@ -76,19 +78,20 @@ root=$(sed -n 's/^--rollback --yes -q --cuda-root //p' "$w/calls.log")
 [ -n "$root" ] || fail "margin-ab: the install was not rolled back: $(cat "$w/calls.log")"
 [ ! -e "$(dirname "$root")" ] || fail "margin-ab: its work tree $(dirname "$root") was left behind"
 
-device heat-ab || fail "heat-ab exited $?: $(cat "$w/heat-ab.log")"
+COOL_MS=20 device heat-ab || fail "heat-ab exited $?: $(cat "$w/heat-ab.log")"
 unpack heat-ab
 all_steps_ok heat-ab 7  # install, ours twice, PyTorch four times
 h=$w/got-heat-ab/heat-ab
-for ours in ours-settle-1000 ours-settle-5000; do
-  for torch_run in pytorch-1-settle-1000 pytorch-2-settle-5000 pytorch-3-settle-1000 pytorch-4-settle-5000; do
+for ours in ours-cool-0 ours-cool-20; do
+  for torch_run in pytorch-1-cool-0 pytorch-2-cool-20 pytorch-3-cool-0 pytorch-4-cool-20; do
     grep -q "^| res5 3x3 512->512 @7 | fp16 | nhwc |" "$h/comparison-$ours-$torch_run.md" ||
       fail "heat-ab: no table of $ours against $torch_run"
   done
 done
-python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1]))["method"]["settle_ms"] != 5000)' \
-  "$h/pytorch-4-settle-5000/pytorch-nhwc.json" || fail "heat-ab: PyTorch's settle was not 5000 ms"
-grep -q "comparison-ours-settle-5000-pytorch-4-settle-5000.md:" "$w/heat-ab.log" ||
+python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1]))["method"]["cool_ms"] != 20)' \
+  "$h/pytorch-4-cool-20/pytorch-nhwc.json" || fail "heat-ab: PyTorch did not idle 20 ms"
+grep -q -- "--cool-ms 20" "$w/calls-bench.log" || fail "heat-ab: ours was not run with --cool-ms 20"
+grep -q "comparison-ours-cool-20-pytorch-4-cool-20.md:" "$w/heat-ab.log" ||
   fail "heat-ab: the summary of each pair is not printed"
 
 KERNEL_ROWS="res4 1x1 1024->256:tf32:nhwc:graph,res5 3x3:fp16:nchw:legacy,res9 none:fp16:nhwc:graph" device kernels ||

@@ -91,13 +91,15 @@ nlohmann::json method_json(const BenchOptions& o) {
           {"finalists", o.finalists},
           {"finalist_margin", o.finalist_margin},
           {"settle_ms", o.settle_ms},
+          {"cool_ms", o.cool_ms},
           {"finalist_timing",
            "the candidates within finalist_margin of the best search median (at most `finalists`, then the "
            "fastest of each source not yet among them) that pass the check are, after settle_ms of untimed "
            "back-to-back executions of the first of them, timed with `timing`'s counts by both "
            "kernel methods, in two rounds of half the batches (every finalist in turn, forward then backward), "
            "each finalist and method after its own untimed batches for half of warmup_ms; the best kernel median "
-           "is the pick, then timed alone by every method"},
+           "is the pick, then timed alone by every method (when cool_ms > 0: after the GPU idled for cool_ms and then "
+           "ran settle_ms of untimed executions of the pick)"},
           {"search", to_string(o.search)},
           {"timing_data", to_string(o.timing_data)},
           {"workspace_limit_bytes", o.workspace_limit}};

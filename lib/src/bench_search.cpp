@@ -7,6 +7,7 @@
 #include <chrono>
 #include <optional>
 #include <set>
+#include <thread>
 #include <type_traits>
 
 #include "bench_api.hpp"
@@ -181,6 +182,11 @@ void Search::finish(const CheckHooks& hooks, BenchResult& out) {
   out.algorithm = pick->candidate->label;
   const Driver& cu = gpu_.libs.cu;
   const Execute& run = pick->candidate->run;
+  if (options_.cool_ms > 0) {
+    cu.cuStreamSynchronize(gpu_.stream);
+    std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(options_.cool_ms));
+    keep_busy(cu, gpu_.stream, options_.settle_ms, options_.timing.per_batch, run);
+  }
   out.kernel_graph = measure(cu, gpu_.stream, TimingMethod::CudaGraph, options_.timing, run);
   out.kernel_back_to_back = measure(cu, gpu_.stream, TimingMethod::BackToBack, options_.timing, run);
   out.single_call = measure(cu, gpu_.stream, TimingMethod::SingleCall, options_.timing, run);

@@ -145,6 +145,11 @@ struct BenchOptions {
   // that flattered the stage is not settled, see bench/results). PyTorch's side
   // (bench/pytorch_conv.py) does the same before its timing.
   double settle_ms = 1000;
+  // Before the pick's reported timing, the GPU idles this long and then runs settle_ms of untimed
+  // load on the pick: its figure then follows the same history as PyTorch's side with the same
+  // PYTORCH_COOL_MS (bench/pytorch_conv.py), instead of seconds of search load against PyTorch's
+  // second (a hotter GPU holds a lower clock under the power cap). 0: timed right after the stage.
+  double cool_ms = 0;
   SearchDepth search = SearchDepth::Knobs;
   TimingData timing_data = TimingData::Normal;
   std::uint64_t workspace_limit = std::uint64_t(4) << 30;  // bytes, per candidate
