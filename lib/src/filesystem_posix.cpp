@@ -14,6 +14,7 @@
 #include "base/try.hpp"
 #include "base/util.hpp"
 #include "cudnn_install/filesystem.hpp"
+#include "filesystem_refusals.hpp"
 #include "filesystem_rename_posix.hpp"
 
 namespace fs = std::filesystem;
@@ -291,14 +292,8 @@ Result<std::unique_ptr<OutputFile>> open_for_append(const fs::path& path) {
   auto file = fd < 0 ? nullptr : std::make_unique<PosixOutputFile>(fd, path);
   struct stat st;
   if (file && ::fstat(fd, &st) != 0) return os_error("cannot inspect", path);
-  if (!file || !S_ISREG(st.st_mode))
-    return fail(ErrorCode::Conflict, "'" + path.string() + "' is not a plain file: nothing is appended to it",
-                path.string());
-  if (st.st_nlink > 1)
-    return fail(
-        ErrorCode::Conflict,
-        "'" + path.string() + "' has other names (hard links) that may be another file's: nothing is appended to it",
-        path.string());
+  if (!file || !S_ISREG(st.st_mode)) return not_a_plain_file(path);
+  if (st.st_nlink > 1) return has_other_names(path);
   return file;
 }
 

@@ -11,6 +11,7 @@
 #include "base/util.hpp"
 #include "base/win32_util.hpp"
 #include "cudnn_install/filesystem.hpp"
+#include "filesystem_refusals.hpp"
 
 namespace fs = std::filesystem;
 
@@ -239,13 +240,8 @@ Result<std::unique_ptr<OutputFile>> open_for_append(const fs::path& path) {
   BY_HANDLE_FILE_INFORMATION info;
   if (GetFileType(h) != FILE_TYPE_DISK || !GetFileInformationByHandle(h, &info) ||
       (info.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY))
-    return fail(ErrorCode::Conflict, "'" + path.string() + "' is not a plain file: nothing is appended to it",
-                path.string());
-  if (info.nNumberOfLinks > 1)
-    return fail(
-        ErrorCode::Conflict,
-        "'" + path.string() + "' has other names (hard links) that may be another file's: nothing is appended to it",
-        path.string());
+    return not_a_plain_file(path);
+  if (info.nNumberOfLinks > 1) return has_other_names(path);
   return file;
 }
 
