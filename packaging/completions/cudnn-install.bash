@@ -17,7 +17,7 @@ _cudnn_install() {
       --manifest --no-path --system --no-verify --no-bench --replace-in-use --require-no-holders --loader-config
       --mirror --help --version --force --cuda --platform --output
       --batch --batches --dtypes --layers --layouts --tiers --repeats --quick --list-shapes --library --per-batch
-      --search --timing-data --settle-ms --finalists --finalist-margin" -- "$cur"))
+      --search --timing-data --settle-ms --cool-ms --finalists --finalist-margin" -- "$cur"))
     return
   fi
   COMPREPLY=($(compgen -W "status verify bench doctor uninstall fetch list" -- "$cur") $(compgen -f -X '!*.@(zip|tar.xz|tgz)' -- "$cur"))

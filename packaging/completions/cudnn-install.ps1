@@ -7,7 +7,7 @@ Register-ArgumentCompleter -Native -CommandName cudnn-install, cudnn-install.exe
                '--require-no-holders', '--loader-config', '--mirror', '--help', '--version', '--force',
                '--cuda', '--platform', '--output', '--batch', '--batches', '--dtypes', '--layers', '--layouts',
                '--tiers', '--repeats', '--quick', '--list-shapes', '--library', '--per-batch', '--search',
-               '--timing-data', '--settle-ms', '--finalists', '--finalist-margin')
+               '--timing-data', '--settle-ms', '--cool-ms', '--finalists', '--finalist-margin')
     $words | Where-Object { $_ -like "$wordToComplete*" } |
         ForEach-Object { [System.Management.Automation.CompletionResult]::new($_, $_, 'ParameterValue', $_) }
     Get-ChildItem -Path "$wordToComplete*" -Include *.zip -ErrorAction SilentlyContinue |
