@@ -4,11 +4,15 @@
  *
  * CUDA loads it into any process started with CUDA_INJECTION64_PATH=.../libkernel_trace.so and calls
  * InitializeInjection() at its first CUDA call. It records every kernel (CUPTI's concurrent-kernel
- * activity: name, start, end, graph) and, at exit, writes the last KEPT of them to the file named by
- * KERNEL_TRACE_OUT (default: standard error), oldest first:
+ * activity: start, end, graph, launch shape, name) and, at exit, writes the last KEPT of them to the
+ * file named by KERNEL_TRACE_OUT (default: standard error), oldest first:
  *
- *   # kernel_trace: 41234 kernels traced (0 records dropped), the last 512 follow (start_ns end_ns graph_id name)
- *   1733591234000000000<TAB>1733591234000081000<TAB>0<TAB>sm90_xmma_fprop_..._kernel
+ *   # kernel_trace: 41234 kernels traced (0 records dropped), the last 512 follow (start_ns end_ns graph_id launch
+ * name) 1733591234000000000<TAB>1733591234000081000<TAB>0<TAB>grid=132,1,1 block=384,1,1
+ * cluster=1,2,1<TAB>sm90_xmma_fprop_..._kernel
+ *
+ * The launch shape tells apart two configs of one kernel: cuDNN's tile_cga_m/tile_cga_n knobs change
+ * the thread-block cluster a kernel is launched with, not its name.
  *
  * Each side times its pick last (single calls after the batches), so the tail of the trace is the
  * pick's kernels. A failure of CUPTI is written as "# kernel_trace: error: ..." and leaves the
@@ -21,11 +25,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-enum { KEPT = 512, NAME_MAX_CHARS = 480, BUFFER_BYTES = 4 << 20, RECORD_ALIGN = 8 };
+enum { KEPT = 512, NAME_MAX_CHARS = 480, LAUNCH_MAX_CHARS = 96, BUFFER_BYTES = 4 << 20, RECORD_ALIGN = 8 };
 
 struct kernel {
   uint64_t start, end;
   uint32_t graph;
+  char launch[LAUNCH_MAX_CHARS];
   char name[NAME_MAX_CHARS];
 };
 
@@ -40,6 +45,8 @@ static void keep(const CUpti_ActivityKernel10* k) {
   slot->start = k->start;
   slot->end = k->end;
   slot->graph = k->graphId;
+  snprintf(slot->launch, sizeof slot->launch, "grid=%d,%d,%d block=%d,%d,%d cluster=%u,%u,%u", k->gridX, k->gridY,
+           k->gridZ, k->blockX, k->blockY, k->blockZ, k->clusterX, k->clusterY, k->clusterZ);
   snprintf(slot->name, sizeof slot->name, "%s", k->name ? k->name : "?");
   traced++;
 }
@@ -75,11 +82,12 @@ static void write_trace(void) {
   uint64_t first = traced > KEPT ? traced - KEPT : 0;
   fprintf(out,
           "# kernel_trace: %llu kernels traced (%llu records dropped), the last %llu follow "
-          "(start_ns end_ns graph_id name)\n",
+          "(start_ns end_ns graph_id launch name)\n",
           (unsigned long long)traced, (unsigned long long)dropped, (unsigned long long)(traced - first));
   for (uint64_t i = first; i < traced; i++) {
     const struct kernel* k = &ring[i % KEPT];
-    fprintf(out, "%llu\t%llu\t%u\t%s\n", (unsigned long long)k->start, (unsigned long long)k->end, k->graph, k->name);
+    fprintf(out, "%llu\t%llu\t%u\t%s\t%s\n", (unsigned long long)k->start, (unsigned long long)k->end, k->graph,
+            k->launch, k->name);
   }
   pthread_mutex_unlock(&lock);
   if (out != stderr) fclose(out);

@@ -1,16 +1,18 @@
 #!/usr/bin/env python3
 """Do both sides' picks run the same GPU kernels? From bench/run-on-device.sh's `kernels` mode: per
 row i, `cudnn-install bench` (row<i>-ours.json) and bench/pytorch_conv.py (row<i>-pytorch.json) on
-one configuration, each with bench/kernel_trace.c injected (row<i>-ours.tsv, row<i>-pytorch.tsv:
-the last kernels the process ran, which are its pick's single calls).
+one configuration, each with bench/kernel_trace.c injected (row<i>-ours.tsv, row<i>-pytorch.tsv, or
+the same gzipped: the last kernels the process ran, which are its pick's single calls).
 
 For each side: the kernels among the last TAIL records, with how many times each ran there and its
 median duration as CUPTI measured it (the kernel alone, no launch or event overhead). "same" means
-both sides ran the same set of kernel names: a ratio below 1.00 is then not the engine choice.
+both sides ran the same set of kernels, by name and launch shape (traces written before the launch
+column: by name alone): a ratio below 1.00 is then not the engine choice.
 
 Usage: kernels.py DIR > kernels.md
 """
 import glob
+import gzip
 import json
 import os
 import re
@@ -20,19 +22,31 @@ import sys
 TAIL = 64
 
 
+def lines(path):
+    """The trace's lines, from PATH or, once compressed for committing, PATH.gz; None when neither."""
+    if os.path.exists(path):
+        return open(path, encoding="utf-8", errors="replace")
+    if os.path.exists(path + ".gz"):
+        return gzip.open(path + ".gz", "rt", encoding="utf-8", errors="replace")
+    return None
+
+
 def trace(path):
-    """{name: [durations in us]} over the last TAIL kernels, and the trace's error if any."""
+    """{kernel: [durations in us]} over the last TAIL kernels, and the trace's error if any. A kernel is
+    its name and, in traces that have it, its launch shape (grid, block, cluster) in brackets."""
     records, error = [], None
-    if not os.path.exists(path):
+    text = lines(path)
+    if text is None:
         return {}, f"no {os.path.basename(path)}: the library was not loaded"
-    for line in open(path, encoding="utf-8", errors="replace"):
+    for line in text:
         if line.startswith("# kernel_trace: error:"):
             error = line.split("error:", 1)[1].strip()
         if line.startswith("#") or not line.strip():
             continue
-        fields = line.rstrip("\n").split("\t", 3)
-        if len(fields) == 4 and fields[0].isdigit() and fields[1].isdigit():
-            records.append((int(fields[1]) - int(fields[0]), fields[3]))
+        fields = line.rstrip("\n").split("\t")
+        if len(fields) >= 4 and fields[0].isdigit() and fields[1].isdigit():
+            name = fields[-1] if len(fields) == 4 else f"{fields[4]} [{fields[3]}]"  # 4: before the launch column
+            records.append((int(fields[1]) - int(fields[0]), name))
     kernels = {}
     for ns, name in records[-TAIL:]:
         kernels.setdefault(name, []).append(ns / 1000)

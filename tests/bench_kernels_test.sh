@@ -30,7 +30,26 @@ ours 3 graph 0.300; torch 3 0.300
 printf '# kernel_trace: error: cuptiActivityEnable: CUPTI_ERROR_UNKNOWN (999)\n' > "$work/row3-ours.tsv"
 records "$work/row3-pytorch.tsv" 64 x 1000
 ours 4 graph 0.300  # no PyTorch side
+# Traces with the launch column: one kernel name launched with other clusters is another kernel
+# (row 5); the same launch is the same (row 6, gzipped as committed results are).
+launches() {  # file, cluster: 64 launches of one kernel with that cluster
+  { echo "# kernel_trace: 64 kernels traced (0 records dropped), the last 64 follow (start_ns end_ns graph_id launch name)"
+    for i in $(seq 64); do printf '%d\t%d\t0\tgrid=132,1,1 block=384,1,1 cluster=%s\tsm90_xmma_fprop_d\n' "$((1000 * i))" "$((1000 * i + 50000))" "$2"; done; } > "$1"
+}
+ours 5 graph 0.050; torch 5 0.050
+launches "$work/row5-ours.tsv" 1,2,1
+launches "$work/row5-pytorch.tsv" 1,1,1
+ours 6 graph 0.050; torch 6 0.050
+launches "$work/row6-ours.tsv" 1,2,1
+launches "$work/row6-pytorch.tsv" 1,2,1
+gzip "$work/row6-ours.tsv" "$work/row6-pytorch.tsv"
 table=$(python3 "$bench/kernels.py" "$work")
+[ "$(grep -c "| graph | 1.000x | \*\*different\*\* | 50.0 | 50.0 |" <<< "$table")" = 1 ] ||
+  fail "kernels.py: one kernel launched with other clusters: $table"
+[ "$(grep -c "| graph | 1.000x | same | 50.0 | 50.0 |" <<< "$table")" = 1 ] || fail "kernels.py: gzipped traces: $table"
+# shellcheck disable=SC2016 # the backquotes are markdown, not a command
+grep -qF '`sm90_xmma_fprop_d [grid=132,1,1 block=384,1,1 cluster=1,2,1]` ×64, 50.0 us' <<< "$table" ||
+  fail "kernels.py: a kernel's launch shape: $table"
 grep -qF "| res4 3x3 256->256 @14 | fp16 | nhwc | graph | 0.990x | same | 98.0 | 97.0 |" <<< "$table" || fail "kernels.py: same kernels"
 grep -qF "| res4 3x3 256->256 @14 | fp16 | nhwc | legacy | 1.050x | **different** | 190.0 | 200.0 |" <<< "$table" ||
   fail "kernels.py: different kernels"
@@ -56,6 +75,6 @@ PATH=$path_without_nvcc bash "$bench/build-kernel-trace.sh" "$work/lib" > /dev/n
 nm -D --defined-only "$work/lib/libkernel_trace.so" | grep -q " T InitializeInjection$" || fail "InitializeInjection is not exported"
 KERNEL_TRACE_OUT=$work/trace.tsv python3 -c 'import ctypes, sys; ctypes.CDLL(sys.argv[1]).InitializeInjection()' \
   "$work/lib/libkernel_trace.so" || fail "a process that loads the library failed"
-head -2 "$work/trace.tsv" | grep -qE "^# kernel_trace: [0-9]+ kernels traced \([0-9]+ records dropped\)" ||
+head -2 "$work/trace.tsv" | grep -qE "^# kernel_trace: [0-9]+ kernels traced \([0-9]+ records dropped\).*launch name" ||
   fail "the trace file: $(cat "$work/trace.tsv")"
 echo "bench kernels: ok"
