@@ -234,7 +234,12 @@ Result<void> check_regular_file(const fs::path& path, FileRole role) {
 Result<std::unique_ptr<OutputFile>> open_for_append(const fs::path& path) {
   HANDLE h = CreateFileW(path.c_str(), FILE_APPEND_DATA | FILE_READ_ATTRIBUTES, FILE_SHARE_READ, nullptr, OPEN_ALWAYS,
                          FILE_ATTRIBUTE_NORMAL | FILE_FLAG_OPEN_REPARSE_POINT, nullptr);
-  if (h == INVALID_HANDLE_VALUE) return os_error("cannot open", path);
+  if (h == INVALID_HANDLE_VALUE) {
+    DWORD err = GetLastError();  // a folder cannot be opened this way: say so, not "access denied"
+    DWORD attributes = GetFileAttributesW(path.c_str());
+    if (attributes != INVALID_FILE_ATTRIBUTES && (attributes & FILE_ATTRIBUTE_DIRECTORY)) return not_a_plain_file(path);
+    return os_error("cannot open", path, err);
+  }
   auto file = std::make_unique<Win32OutputFile>(h, path);
   TRY(refuse_reparse_point(h, path));
   BY_HANDLE_FILE_INFORMATION info;

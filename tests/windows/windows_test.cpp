@@ -248,7 +248,9 @@ TEST(WinFileSystem, AppendsOnlyToAPlainFileOfOneName) {
   ASSERT_FALSE(linked);
   EXPECT_NE(linked.error().message.find("other names (hard links)"), std::string::npos) << linked.error().message;
   fs::create_directory(dir.path() / "folder.log");
-  EXPECT_FALSE(open_for_append(dir.path() / "folder.log"));
+  auto folder = open_for_append(dir.path() / "folder.log");
+  ASSERT_FALSE(folder);
+  EXPECT_NE(folder.error().message.find("is not a plain file"), std::string::npos) << folder.error().message;
   std::error_code ec;
   fs::create_symlink(dir.path() / "victim", dir.path() / "symlink.log", ec);
   if (!ec) {
