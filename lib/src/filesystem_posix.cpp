@@ -288,11 +288,11 @@ Result<void> check_regular_file(const fs::path& path, FileRole role) {
 // device without its hardware.
 Result<std::unique_ptr<OutputFile>> open_for_append(const fs::path& path) {
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0644);
-  if (fd < 0 && errno != ENXIO) return os_error("cannot open", path);
-  auto file = fd < 0 ? nullptr : std::make_unique<PosixOutputFile>(fd, path);
+  if (fd < 0) return errno == ENXIO ? not_a_plain_file(path) : os_error("cannot open", path);
+  auto file = std::make_unique<PosixOutputFile>(fd, path);
   struct stat st;
-  if (file && ::fstat(fd, &st) != 0) return os_error("cannot inspect", path);
-  if (!file || !S_ISREG(st.st_mode)) return not_a_plain_file(path);
+  if (::fstat(fd, &st) != 0) return os_error("cannot inspect", path);
+  if (!S_ISREG(st.st_mode)) return not_a_plain_file(path);
   if (st.st_nlink > 1) return has_other_names(path);
   return file;
 }

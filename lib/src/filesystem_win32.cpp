@@ -34,9 +34,7 @@ std::unexpected<Error> os_error(const std::string& what, const fs::path& path, D
 
 // The state files and logs are opened as themselves (FILE_FLAG_OPEN_REPARSE_POINT): a symlink or
 // junction there is refused, never followed.
-Result<void> refuse_reparse_point(HANDLE h, const fs::path& path) {
-  BY_HANDLE_FILE_INFORMATION info;
-  if (!GetFileInformationByHandle(h, &info)) return os_error("cannot inspect", path);
+Result<void> refuse_reparse_point(const BY_HANDLE_FILE_INFORMATION& info, const fs::path& path) {
   if (info.dwFileAttributes & FILE_ATTRIBUTE_REPARSE_POINT)
     return fail(ErrorCode::Conflict,
                 "'" + path.string() +
@@ -44,6 +42,12 @@ Result<void> refuse_reparse_point(HANDLE h, const fs::path& path) {
                     "Look at it, remove it and run again.",
                 path.string());
   return {};
+}
+
+Result<void> refuse_reparse_point(HANDLE h, const fs::path& path) {
+  BY_HANDLE_FILE_INFORMATION info;
+  if (!GetFileInformationByHandle(h, &info)) return os_error("cannot inspect", path);
+  return refuse_reparse_point(info, path);
 }
 
 class Win32OutputFile final : public OutputFile {
@@ -241,10 +245,10 @@ Result<std::unique_ptr<OutputFile>> open_for_append(const fs::path& path) {
     return os_error("cannot open", path, err);
   }
   auto file = std::make_unique<Win32OutputFile>(h, path);
-  TRY(refuse_reparse_point(h, path));
   BY_HANDLE_FILE_INFORMATION info;
-  if (GetFileType(h) != FILE_TYPE_DISK || !GetFileInformationByHandle(h, &info) ||
-      (info.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY))
+  if (!GetFileInformationByHandle(h, &info)) return os_error("cannot inspect", path);
+  TRY(refuse_reparse_point(info, path));
+  if (GetFileType(h) != FILE_TYPE_DISK || (info.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY))
     return not_a_plain_file(path);
   if (info.nNumberOfLinks > 1) return has_other_names(path);
   return file;
