@@ -25,8 +25,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-enum { KEPT = 512, NAME_MAX_CHARS = 480, LAUNCH_MAX_CHARS = 96, BUFFER_BYTES = 4 << 20, RECORD_ALIGN = 8 };
+enum { KEPT = 512, NAME_MAX_CHARS = 480, LAUNCH_MAX_CHARS = 128, BUFFER_BYTES = 4 << 20, RECORD_ALIGN = 8 };
 
+/* LAUNCH_MAX_CHARS holds the longest launch text (nine 32-bit numbers, 123 characters): a cut one
+ * could make two launch shapes look alike. */
 struct kernel {
   uint64_t start, end;
   uint32_t graph;
