@@ -88,8 +88,8 @@ void setup_logging(const Options& options) {
   std::error_code ec;
   fs::path log_folder = options.log_file ? options.log_file->parent_path() : fs::path();
   if (options.log_file && !log_folder.empty() && !fs::is_directory(log_folder, ec)) {
-    // spdlog would create the missing folders: as root, a typo would leave directories anywhere,
-    // a toolkit included, outside any transaction.
+    // open_for_append creates no folder (spdlog's file sink did: as root, a typo left directories
+    // anywhere); this names the missing one, where the open's error would name only the file.
     log_problem = "no log is written: the folder " + log_folder.string() +
                   " of --log does not exist (create it, or give another path)";
   } else if (options.log_file) {

@@ -131,8 +131,9 @@ def main():
                 w = torch.randn(s["k"], s["c"], s["r"], s["s"], device="cuda", dtype=torch_dtype[dt]).to(memory_format=fmt)
                 run = lambda: torch.nn.functional.conv2d(x, w, stride=s["stride"], padding=s["pad"])
                 run()  # cudnn.benchmark chooses the engine here
-                torch.cuda.synchronize()
-                time.sleep(COOL_MS / 1000)
+                if COOL_MS > 0:  # as the tool's --cool-ms: nothing at all when 0
+                    torch.cuda.synchronize()
+                    time.sleep(COOL_MS / 1000)
                 keep_busy(SETTLE_MS, lambda: run_times(run, per_batch), most=100000)  # as the tool does
                 timings = measure(run, batches, per_batch)
                 kernel = min((timings[m] for m in ("cuda_graph", "back_to_back") if timings[m]["measured"]),
