@@ -21,7 +21,7 @@ import sys
 from statistics import median
 
 from compare import load, ours_pick, ratio
-from stage_drift import bench_reports
+from stage_drift import bench_reports, run_folders
 
 BIN_PERCENT = 1  # lag bins of 1 %: the finalist margin is a few of them
 
@@ -60,7 +60,7 @@ def lag_bins(lists):
 
 def against_pytorch(run):
     """{"one": [ratio...], "several": [...]}: PyTorch's time over our pick's, by the pick's finalists."""
-    dirs = [run, os.path.join(run, "nhwc"), os.path.join(run, "nchw")]
+    dirs = run_folders(run)
     ours, _ = load(dirs, "cudnn-install-*.json")
     torch, _ = load(dirs, "pytorch-*.json")
     out = {"one": [], "several": []}

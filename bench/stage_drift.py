@@ -31,11 +31,16 @@ def read(file):
         sys.exit(f"stage_drift.py: {file}: not a readable JSON file ({e})")
 
 
+def run_folders(run):
+    """Where a run's JSON lies: its directory and the nhwc/ and nchw/ of a run in two calls."""
+    return [run, os.path.join(run, "nhwc"), os.path.join(run, "nchw")]
+
+
 def bench_reports(path):
     """The bench JSON of a file, or of the bench files in a run's directory (read once each)."""
     if os.path.isdir(path):
         found = []
-        for folder in (path, os.path.join(path, "nhwc"), os.path.join(path, "nchw")):
+        for folder in run_folders(path):
             found += sorted(glob.glob(os.path.join(folder, "*.json")))
     else:
         found = [path]
