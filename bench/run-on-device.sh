@@ -21,7 +21,10 @@
 #              graph tier, NHWC, LAYERS (default: five of the rows below 1.00) and DTYPES (default
 #              tf32,fp16); comparison-<ours>-<pytorch>.md for each pair
 # LAYERS="res3 3x3,large" (names or parts of names, comma-separated) limits nhwc and nchw to those
-# layers on both sides: a check of a few rows when device time is short.
+# layers on both sides: a check of a few rows when device time is short. DTYPES="fp16,bf16" limits
+# nhwc to those data types (fp16, bf16, tf32, fp32). COOL_MS=2000 in nhwc, nchw and smoke idles the
+# GPU that long before each pick's reported timing, on both sides (--cool-ms, PYTORCH_COOL_MS); each
+# step's time limit grows by it.
 # One call of the device tool runs at most 10 minutes, so the full table is two runs, nhwc then
 # nchw, on the same machine. Expects a cudnn-install and the shared libraries it needs in $DEVLIBS
 # (default .devcarry/, see bench/README.md). Everything is packed into $OUT/results.tar.gz (default
@@ -37,6 +40,16 @@ libs=${DEVLIBS:-$PWD/.devcarry}
 if [ "$mode" = kernels ]; then
   [ -n "${KERNEL_ROWS:-}" ] || { echo "run-on-device.sh kernels: set KERNEL_ROWS=layer:dtype:layout:tier,..." >&2; exit 1; }
   [ -f "$libs/libkernel_trace.so" ] || { echo "run-on-device.sh kernels: no $libs/libkernel_trace.so (bench/build-kernel-trace.sh)" >&2; exit 1; }
+fi
+[[ ${COOL_MS:-0} =~ ^[0-9]{1,5}$ ]] || { echo "run-on-device.sh: COOL_MS='${COOL_MS:-}' is not a number of milliseconds" >&2; exit 1; }
+if [ "$mode" = nhwc ] && [ -n "${DTYPES+set}" ]; then
+  [ -n "${DTYPES//,/}" ] || { echo "run-on-device.sh nhwc: DTYPES is empty: name some of fp16, bf16, tf32, fp32" >&2; exit 1; }
+  for dtype in ${DTYPES//,/ }; do
+    case $dtype in
+      fp16 | bf16 | tf32 | fp32) ;;
+      *) echo "run-on-device.sh nhwc: DTYPES: '$dtype' is not one of fp16, bf16, tf32, fp32" >&2; exit 1 ;;
+    esac
+  done
 fi
 dest=${OUT:-bench/results}
 work=$(mktemp -d)
@@ -94,25 +107,44 @@ if [ -n "${LAYERS:-}" ]; then
   keep_layers "$work/shapes.json" "$work/shapes.json" "$LAYERS"
   only=(--layers "$LAYERS")
 fi
+# The full table's modes idle COOL_MS before every pick's timing on both sides; a step's limit grows
+# by that idle times its picks (layers x data types x tiers).
+cool=0
+case $mode in nhwc | nchw | smoke) cool=${COOL_MS:-0} ;; esac
+cool_args=(--cool-ms "$cool")
+export PYTORCH_COOL_MS=$cool
+layer_count=$(python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))))" "$work/shapes.json")
+idle() { echo $(( $1 + cool * layer_count * $2 / 1000 )); }  # base seconds, picks per layer
+has() { [[ ",$wanted," == *",$1,"* ]]; }
+wanted=fp16,bf16,tf32,fp32
+[ "$mode" = nhwc ] && wanted=${DTYPES:-$wanted}
+pick() { local d kept=(); for d in "$@"; do has "$d" && kept+=("$d"); done; (IFS=,; echo "${kept[*]}"); }
 
 case $mode in
   smoke)
     layers="res2 1x1 64->64,res4 1x1 1024->256,large"
     keep_layers "$work/shapes.json" "$work/shapes.json" "$layers"
-    bench cudnn-install-nhwc.json 200 --layers "$layers" --dtypes fp16,fp32
+    layer_count=3
+    bench cudnn-install-nhwc.json "$(idle 200 4)" --layers "$layers" --dtypes fp16,fp32 "${cool_args[@]}"
     bench exact-large.json 60 --layers large --dtypes fp16 --tiers graph --timing-data exact
-    pytorch pytorch-nhwc.json 120 fp16,fp32 nhwc ;;
+    pytorch pytorch-nhwc.json "$(idle 120 2)" fp16,fp32 nhwc ;;
   nhwc)
-    bench cudnn-install-nhwc-16.json 300 --dtypes fp16,bf16 --layouts nhwc "${only[@]}"
-    bench cudnn-install-nhwc-32.json 220 --dtypes tf32,fp32 --layouts nhwc --tiers graph "${only[@]}"
-    pytorch pytorch-nhwc.json 200 fp16,bf16,tf32,fp32 nhwc
+    half=$(pick fp16 bf16)
+    single=$(pick tf32 fp32)
+    [ -z "$half" ] || bench cudnn-install-nhwc-16.json "$(idle 300 4)" --dtypes "$half" --layouts nhwc \
+      "${cool_args[@]}" "${only[@]}"
+    [ -z "$single" ] || bench cudnn-install-nhwc-32.json "$(idle 220 2)" --dtypes "$single" --layouts nhwc \
+      --tiers graph "${cool_args[@]}" "${only[@]}"
+    pytorch pytorch-nhwc.json "$(idle 200 4)" "$(pick fp16 bf16 tf32 fp32)" nhwc
     # The large 3x3 FP16 alone, on both sides, for its clock and power in power.csv.
-    keep_layers "$work/shapes.json" "$work/large.json" large
-    bench power-ours-large.json 60 --layers large --dtypes fp16 --tiers graph
-    step power-pytorch-large.json 60 python3 "$here/pytorch_conv.py" "$work/large.json" fp16 nhwc ;;
+    if has fp16; then
+      keep_layers "$work/shapes.json" "$work/large.json" large
+      bench power-ours-large.json 60 --layers large --dtypes fp16 --tiers graph
+      PYTORCH_COOL_MS=0 step power-pytorch-large.json 60 python3 "$here/pytorch_conv.py" "$work/large.json" fp16 nhwc
+    fi ;;
   nchw)
-    bench cudnn-install-nchw.json 300 --dtypes fp16,bf16 --layouts nchw "${only[@]}"
-    pytorch pytorch-nchw.json 120 fp16,bf16 nchw ;;
+    bench cudnn-install-nchw.json "$(idle 300 4)" --dtypes fp16,bf16 --layouts nchw "${cool_args[@]}" "${only[@]}"
+    pytorch pytorch-nchw.json "$(idle 120 2)" fp16,bf16 nchw ;;
   settle-ab)
     ab_layers=${LAYERS:-res4 1x1 1024->256,res4 3x3}
     runs=()

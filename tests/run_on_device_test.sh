@@ -3,7 +3,7 @@
 # spent on a script error: a fake cuDNN wheel (nvidia.cudnn), fake nvidia-smi, PyTorch's stand-in
 # (tests/support/fake_torch) and a fake cudnn-install in DEVLIBS that answers `bench` with results
 # of a committed run (and writes a kernel trace when one is asked for). Checks that every step of the
-# kernels, margin-ab, heat-ab and nchw modes ran, that their reports were written and packed, that the install
+# kernels, margin-ab, heat-ab, nchw and nhwc (a DTYPES part, with COOL_MS) modes ran, that their reports were written and packed, that the install
 # is rolled back and the work tree removed at the end, and that an unknown mode or a kernels run
 # without KERNEL_ROWS is refused before any work.
 # Usage: run_on_device_test.sh CUDNN_INSTALL   (the real binary: its --list-shapes)
@@ -110,6 +110,26 @@ device nchw || fail "nchw exited $?: $(cat "$w/nchw.log")"
 unpack nchw
 all_steps_ok nchw 3
 grep -q "^| res4 1x1 1024->256 @14 | fp16 | nchw |" "$w/got-nchw/nchw/comparison.md" || fail "nchw: no table"
+
+# The full table in parts, idling before every pick on both sides: the 16-bit NHWC half.
+: > "$w/calls-bench.log"
+COOL_MS=20 DTYPES=fp16 device nhwc || fail "nhwc DTYPES=fp16 exited $?: $(cat "$w/nhwc.log")"
+unpack nhwc
+all_steps_ok nhwc 5  # install, ours, PyTorch, the large 3x3 alone on both sides
+n=$w/got-nhwc/nhwc
+[ ! -e "$n/cudnn-install-nhwc-32.json" ] || fail "nhwc DTYPES=fp16 also ran the 32-bit half"
+grep -q -- "--dtypes fp16 --layouts nhwc --cool-ms 20" "$w/calls-bench.log" ||
+  fail "nhwc: ours was not run on fp16 with --cool-ms 20: $(cat "$w/calls-bench.log")"
+python3 -c 'import json, sys; d=json.load(open(sys.argv[1])); sys.exit(d["method"]["cool_ms"] != 20 or {r["dtype"] for r in d["results"]} != {"fp16"})' \
+  "$n/pytorch-nhwc.json" || fail "nhwc: PyTorch did not idle 20 ms on fp16 alone"
+grep -q "^| res5 3x3 512->512 @7 | fp16 | nhwc |" "$n/comparison.md" || fail "nhwc: no fp16 table: $(cat "$n/comparison.md")"
+if grep -q "| bf16 | nhwc |" "$n/comparison.md"; then fail "nhwc DTYPES=fp16 has bf16 rows"; fi
+for bad in "fp8" "," "fp16,int8"; do
+  if DTYPES=$bad device nhwc; then fail "nhwc DTYPES='$bad' must be refused"; fi
+  grep -q "DTYPES" "$w/nhwc.log" || fail "nhwc DTYPES='$bad': $(cat "$w/nhwc.log")"
+done
+if COOL_MS=2s device nchw; then fail "COOL_MS=2s must be refused"; fi
+grep -q "COOL_MS='2s' is not a number" "$w/nchw.log" || fail "COOL_MS=2s: $(cat "$w/nchw.log")"
 
 if device fast 2> /dev/null; then fail "an unknown mode must be refused"; fi
 grep -q "unknown mode 'fast'" "$w/fast.log" || fail "an unknown mode: $(cat "$w/fast.log")"
