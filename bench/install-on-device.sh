@@ -6,7 +6,7 @@
 # Windows-layout zip against unzip + cp -r (inflated on several cores). Expects $DEVLIBS (default .devcarry/) as
 # bench/README.md describes. Results go to $OUT (default bench/results).
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 out=${OUT:-bench/results}/install-on-device
 mkdir -p "$out"
 libs=${DEVLIBS:-$PWD/.devcarry}
@@ -32,8 +32,8 @@ run doctor "$bin" doctor --cuda-root "$root"
 run status "$bin" status --cuda-root "$root"
 run rollback "$bin" --rollback --yes --cuda-root "$root"
 after=$(cd "$root" && find . -path ./.cudnn-install -prune -o -print | sort | xargs -d '\n' sha256sum 2>/dev/null | sha256sum)
-[ "$before" = "$after" ] && echo "rollback: tree identical to before" | tee -a "$out/summary.txt" \
-                        || echo "rollback: TREE DIFFERS" | tee -a "$out/summary.txt"
+if [ "$before" = "$after" ]; then verdict="tree identical to before"; else verdict="TREE DIFFERS"; fi
+echo "rollback: $verdict" | tee -a "$out/summary.txt"
 
 # The same cuDNN as a Windows-layout zip (the Linux bytes under Windows names) into a Windows-layout
 # tree, against unzip + cp -r: the zip's entries are inflated on one thread per core (at most 4).

@@ -14,7 +14,8 @@ echo "sandbox: $sandbox (set KEEP_SANDBOX=1 to keep it)"
 # The full archive (every sub-library, ~500 MB unpacked) takes about a minute to pack: keep it.
 cache=build/demo-cache
 [ -f "$cache/redistrib_local.json" ] || rm -rf "$cache"
-archive=$(ls "$cache"/cudnn-linux-x86_64-*_cuda*-archive.tar.xz 2>/dev/null | head -1 || true)
+archive=""
+for a in "$cache"/cudnn-linux-x86_64-*_cuda*-archive.tar.xz; do [ -e "$a" ] && { archive=$a; break; }; done
 [ -n "$archive" ] || archive=$(scripts/make-test-archive.sh --full "$cache" | head -1 || true)
 # Repacked here: NVIDIA's name with other bytes (hence the manifest); the loader configuration is
 # only printed, never written to this machine's /etc.

@@ -14,10 +14,12 @@ awk -F'\t' '!/^#/ && NR <= 200 { print $1 > (w "/name/seed-" NR) }' w="$work" da
 # listing's rules) and the tricky ones (modes, long names, CUDA's own files, too big). Many share a
 # file name, so each seed is named after its path in the corpus.
 seed_name() { local rel=${1#"$work/corpus/"}; echo "${rel//\//_}"; }
-for f in $(find "$work/corpus" -name '*.zip'); do { printf '\x01'; cat "$f"; } > "$work/reader/$(seed_name "$f")"; done
-for f in $(find "$work/corpus" -name '*.tar.xz' -o -name '*.tgz'); do
+while IFS= read -r -d '' f; do
+  { printf '\x01'; cat "$f"; } > "$work/reader/$(seed_name "$f")"
+done < <(find "$work/corpus" -name '*.zip' -print0)
+while IFS= read -r -d '' f; do
   { printf '\x00'; cat "$f"; } > "$work/reader/$(seed_name "$f")"
-done
+done < <(find "$work/corpus" \( -name '*.tar.xz' -o -name '*.tgz' \) -print0)
 for target in name reader; do
   echo "=== fuzz_archive_$target for ${seconds}s"
   build/fuzz/tests/fuzz/fuzz_archive_$target -max_total_time="$seconds" -max_len=65536 -rss_limit_mb=4096 \

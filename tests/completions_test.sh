@@ -16,6 +16,7 @@ subcommands=$("$cli" --help | sed -n '/^Subcommands:/,$p' | awk 'NF && $1 !~ /:$
 documented=$({ "$cli" --help; for c in $subcommands; do "$cli" "$c" --help; done; } | options | grep -vx -- --force-name)
 [ "$(echo "$documented" | wc -l)" -gt 20 ] || fail "too few options read from --help: $documented"
 
+# shellcheck disable=SC2016 # a sed address: $cur is the literal text of the completion script
 bash_words=$(sed -n '/compgen -W "--/,/-- "\$cur"/p' "$here/packaging/completions/cudnn-install.bash" | options)
 ps_words=$(grep -oE "'--?[a-z][a-z-]*'" "$here/packaging/completions/cudnn-install.ps1" | tr -d "'" | options)
 diff <(echo "$documented") <(echo "$bash_words") >/dev/null || fail "bash options differ from --help (< help, > completion): $(diff <(echo "$documented") <(echo "$bash_words") | grep '^[<>]' | tr '\n' ' ')"

@@ -7,6 +7,7 @@
 # and installs pass --no-path (tests/support/fetch-e2e.sh).
 set -uo pipefail
 cli=$1 runner=${2:-}
+# shellcheck source-path=SCRIPTDIR
 source "$(dirname "$0")/support/fetch-e2e.sh"
 python3 "$here/scripts/make-test-mirror.py" "$work/mirror" || exit 1
 openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 \
@@ -105,19 +106,26 @@ check "list marks the installed one" says "* 9.99.0.1"
 # a user and password (407 without them), given percent-encoded in the variable as curl reads them
 # (the WinHTTP client answers the 407 with them).
 use_cache() {  # use_cache DIR: the download cache of the next run, on either platform
-  if [ -n "$runner" ]; then export CUDNN_INSTALL_CACHE=$(host "$1/cudnn-install"); else export XDG_CACHE_HOME=$1; fi
+  if [ -n "$runner" ]; then
+    CUDNN_INSTALL_CACHE=$(host "$1/cudnn-install"); export CUDNN_INSTALL_CACHE
+  else
+    export XDG_CACHE_HOME=$1
+  fi
 }
 proxy="http://build%40corp:s%3Acret@127.0.0.1:$(cat "$work/port")"
+# shellcheck disable=SC2030 # http_proxy is changed in this subshell only, deliberately
 (use_cache "$work/refused-cache"; export http_proxy=${proxy/s%3Acret/wrong}
  run fetch 9.99 --mirror "http://mirror.invalid/")
 check "a proxy that refuses the credentials: the fetch fails" rc 4
 check "and says what the proxy wants" says "HTTP 407"
 check "and how to give it" says "https_proxy=http://USER:PASSWORD@HOST:PORT"
+# shellcheck disable=SC2030,SC2031 # http_proxy is changed in this subshell only, deliberately
 (use_cache "$work/proxied-cache"; export http_proxy=$proxy; run fetch 9.99 --mirror "http://mirror.invalid/")
 check "fetch through http_proxy, with its user and password" rc 0
 check "the download went through the proxy" grep -q "$a999 - 200 .*via-proxy" "$work/server.log"
 check "and arrived whole" cmp "$work/proxied-cache/cudnn-install/$a999" "$work/mirror/cudnn/$plat/$a999"
 proxied=$(grep -c via-proxy "$work/server.log")
+# shellcheck disable=SC2031 # http_proxy is set in each subshell only, deliberately
 (use_cache "$work/unproxied-cache"; export http_proxy=$proxy no_proxy=mirror.invalid
  run list --mirror "http://mirror.invalid/")
 check "no_proxy: the proxy is not used" test "$(grep -c via-proxy "$work/server.log")" = "$proxied"
@@ -134,7 +142,7 @@ check "an untrusted certificate: nothing in the cache" \
 
 # --json: one answer each, checked against docs/schema by tests/support/json-answer.sh (exit 99 when not)
 jrun() {
-  bash "$here/tests/support/json-answer.sh" $runner "$cli" "$@" --json --cuda-root "$(host "$tk")" > "$work/out" 2> "$work/err"
+  bash "$here/tests/support/json-answer.sh" ${runner:+"$runner"} "$cli" "$@" --json --cuda-root "$(host "$tk")" > "$work/out" 2> "$work/err"
   echo $? > "$work/rc"
 }
 jrun list --mirror "$mirror"

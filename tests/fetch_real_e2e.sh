@@ -11,6 +11,7 @@
 # Usage: fetch_real_e2e.sh CLI [wine STAND_IN]
 set -uo pipefail
 cli=$1 runner=${2:-} stand_in=${3:-}
+# shellcheck source-path=SCRIPTDIR
 source "$(dirname "$0")/support/fetch-e2e.sh"
 if [ -n "$runner" ]; then
   python3 "$here/scripts/make-test-mirror.py" "$work/mirror" --windows-stand-in "$stand_in" || exit 1
@@ -19,6 +20,7 @@ else
   [ "$rc" = 77 ] && { echo "SKIP: no real cuDNN 9.19 on this machine"; exit 77; }
   [ "$rc" = 0 ] || exit 1
 fi
+# shellcheck disable=SC2119 # its options are optional: none here
 start_mirror_server
 
 snapshot() {  # the toolkit and the loader's directory, not the tool's state: names, types, modes, links, bytes

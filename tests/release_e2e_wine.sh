@@ -55,8 +55,11 @@ wineserver -w
 wineserver -p </dev/null >/dev/null 2>&1
 c=$WINEPREFIX/drive_c
 [ -d "$c/windows" ] || { echo "release e2e: no Wine prefix was made:"; cat "$work/boot.log"; exit 1; }
-cd "$c"  # wine's working directory on drive C: (the host's directories lose their drive below)
-user=$(ls "$c/users" | grep -vx Public | head -1)
+cd "$c" || exit 1  # wine's working directory on drive C: (the host's directories lose their drive below)
+user=""
+for entry in "$c/users"/*; do
+  [ -e "$entry" ] && [ "${entry##*/}" != Public ] && { user=${entry##*/}; break; }
+done
 downloads=$c/users/$user/Downloads
 # A new prefix links the user's Desktop, Documents, Downloads, ... to $HOME: files put there would
 # land in the real home directory (and outlive the prefix). Real folders inside the prefix instead.
@@ -123,7 +126,7 @@ sys_type_name=REG_SZ; [ "$sys_type" = 2 ] && sys_type_name=REG_EXPAND_SZ
 user_path='%SystemRoot%\system32;%SystemRoot%;%USERPROFILE%\AppData\Local\Microsoft\WindowsApps;"C:\Tools;Quoted\bin";'
 for i in $(seq 0 200); do
   [ ${#user_path} -ge 3000 ] && break
-  user_path+="C:\\Program Files\\Vendor$(printf "\\x$(printf %x $((65 + i % 26)))")$i\\bin;"
+  user_path+="C:\\Program Files\\Vendor$(printf '%b' "\\x$(printf %x $((65 + i % 26)))")$i\\bin;"
 done
 # NVIDIA's system environment for CUDA 12.3 (CUDA_PATH, CUDA_PATH_V12_3, its bin and libnvvp first
 # on the system Path) and the user Path, in one import.

@@ -56,10 +56,11 @@ manifest() {  # everything under the toolkit, the state directory included, and 
      cd "$dir" && find . -type f ! -name cudnn-install.log -print0 | sort -z | xargs -0 -r sha256sum)
   done
 }
+# shellcheck source-path=SCRIPTDIR source=support/signal-checks.sh
 . "$source_dir/tests/support/signal-checks.sh"
 rc() { [ "$(cat "$work/rc")" = "$1" ] || { echo "exit $(cat "$work/rc"), expected $1:"; cat "$work/out"; return 1; }; }
 says() { grep -qF -- "$1" "$work/out" || { echo "output lacks '$1':"; cat "$work/out"; return 1; }; }
-manifest_of() { echo "--manifest $(dirname "$1")/redistrib_local.json"; }
+manifest_of() { echo "$(dirname "$1")/redistrib_local.json"; }  # the manifest beside ARCHIVE
 
 # signal_paused POINT SIGNAL ARGS...: the binary run with ARGS, paused at POINT, then sent SIGNAL.
 signal_paused() {
@@ -86,14 +87,15 @@ exits_within() {
 }
 # interrupt_at POINT SIGNAL ARCHIVE: the install paused at POINT, then sent SIGNAL.
 interrupt_at() {
-  signal_paused "$1" "$2" --yes --no-verify --cuda-root "$root" $(manifest_of "$3") "$3"
+  signal_paused "$1" "$2" --yes --no-verify --cuda-root "$root" --manifest "$(manifest_of "$3")" "$3"
 }
-install() { "$cli" --yes --no-verify --cuda-root "$root" $(manifest_of "$tar") "$tar" > "$work/out" 2>&1; }
+install() { "$cli" --yes --no-verify --cuda-root "$root" --manifest "$(manifest_of "$tar")" "$tar" > "$work/out" 2>&1; }
 history_count() { find "$root/.cudnn-install/history" -name '*.jsonl' | wc -l; }
 
 case_paused() {  # case_paused LAYOUT ARCHIVE POINT SIGNAL EXIT WORDS
   local layout=$1 archive=$2 point=$3 sig=$4 code=$5 words=$6
-  local name="$(basename "$archive"), SIG$sig while paused $point"
+  local name
+  name="$(basename "$archive"), SIG$sig while paused $point"
   toolkit "$layout"
   manifest > "$work/before"
   interrupt_at "$point" "$sig" "$archive"
@@ -117,7 +119,7 @@ case_paused windows "$zip" swap INT 130 "an interrupt (SIGINT"
 toolkit linux
 manifest > "$work/before"
 timeout -s KILL 120 python3 "$source_dir/tests/support/pty_run.py" --signal-at-prompt INT y \
-  "$cli" --no-verify --cuda-root "$root" $(manifest_of "$tar") "$tar" > "$work/out" 2>&1
+  "$cli" --no-verify --cuda-root "$root" --manifest "$(manifest_of "$tar")" "$tar" > "$work/out" 2>&1
 echo $? > "$work/rc"
 check "SIGINT at the prompt: exit 130" rc 130
 check "SIGINT at the prompt: says so" says "stopped by an interrupt (SIGINT, Ctrl-C) at the prompt"
@@ -128,7 +130,7 @@ check "SIGINT at the prompt: no temporary, spool or journal" no_debris
 toolkit linux
 manifest > "$work/before"
 interrupt_at stage INT "$tar"
-"$cli" --yes --no-verify --cuda-root "$root" $(manifest_of "$tar") "$tar" > "$work/out" 2>&1
+"$cli" --yes --no-verify --cuda-root "$root" --manifest "$(manifest_of "$tar")" "$tar" > "$work/out" 2>&1
 echo $? > "$work/rc"
 check "an install after an interrupted one succeeds" rc 0
 "$cli" --rollback --yes --cuda-root "$root" > "$work/out" 2>&1

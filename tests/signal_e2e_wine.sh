@@ -14,6 +14,7 @@ cli=$1 corpus=$2 source_dir=$3
 work=$(mktemp -d)
 pid=
 reg_py=$source_dir/tests/support/reg_file.py
+# shellcheck source-path=SCRIPTDIR source=support/wine-e2e.sh
 . "$source_dir/tests/support/wine-e2e.sh"
 cleanup() {
   [ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null
@@ -41,6 +42,7 @@ toolkit() {
   wine "$cli" --rollback --yes --cuda-root "$(host "$root")" </dev/null > /dev/null 2>&1  # makes the state directory
 }
 manifest() { tree_manifest "$root"; }  # the state directory included
+# shellcheck source-path=SCRIPTDIR source=support/signal-checks.sh
 . "$source_dir/tests/support/signal-checks.sh"
 path_is() {
   [ -n "$1" ] || { echo "the user PATH before was not read"; return 1; }
@@ -64,14 +66,14 @@ signal_paused() {
   echo $? > "$work/rc"
   pid=
 }
-install_args() { echo --yes --no-verify --cuda-root "$(host "$root")" --manifest "$(host "$corpus/good/redistrib_local.json")"; }
+install_args=(--yes --no-verify --cuda-root "$(host "$root")" --manifest "$(host "$corpus/good/redistrib_local.json")")
 
 case_paused() {  # case_paused POINT [--no-path]
   local point=$1 name="Ctrl-C (SIGINT) while paused $1${2:+ ($2)}"
   toolkit
   manifest > "$work/before"
   path_before=$(user_path)
-  signal_paused "$point" $(install_args) ${2:-} "$(host "$zip")"
+  signal_paused "$point" "${install_args[@]}" ${2:+"$2"} "$(host "$zip")"
   check "$name: paused there" says "test hook: paused"
   check "$name: exit 130" rc 130
   check "$name: says so" says "stopped by an interrupt (SIGINT, Ctrl-C)"
@@ -90,7 +92,7 @@ check "paused at commit: the user PATH had been changed" test "$(cat "$work/path
 toolkit
 manifest > "$work/before"
 path_before=$(user_path)
-run_exe $(install_args) "$(host "$zip")"
+run_exe "${install_args[@]}" "$(host "$zip")"
 check "an install after the interrupted ones: exit 0" rc 0
 check "it changed the user PATH" test -n "$(user_path)" -a "$(user_path)" != "$path_before"
 signal_paused undo --rollback --yes --cuda-root "$(host "$root")"

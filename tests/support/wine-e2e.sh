@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by the Wine end-to-end scripts (signal_e2e_wine.sh, outside_e2e_wine.sh), with `work`
 # set to the test's scratch directory: Wine's quiet defaults, host paths as Wine sees them, and the
 # checks that count passes and failures and say what went wrong.
@@ -9,9 +10,11 @@ check() {  # check NAME COMMAND...: counts and reports
   if "$@"; then passes=$((passes + 1)); else failures=$((failures + 1)); echo "FAIL: $name"; fi
 }
 # The exit status and output of the last command, kept in $work/rc and $work/out.
+# shellcheck disable=SC2154 # work is set by the sourcing script
 rc() { [ "$(cat "$work/rc")" = "$1" ] || { echo "exit $(cat "$work/rc"), expected $1:"; cat "$work/out"; return 1; }; }
 says() { grep -qF -- "$1" "$work/out" || { echo "output lacks '$1':"; cat "$work/out"; return 1; }; }
 # run_exe ARGS...: the Windows build ($cli) under Wine, stdin from /dev/null (no terminal).
+# shellcheck disable=SC2154 # cli is set by the sourcing script
 run_exe() {
   wine "$cli" "$@" </dev/null > "$work/out" 2>&1
   echo $? > "$work/rc"
