@@ -72,6 +72,19 @@ class Win32OutputFile final : public OutputFile {
   fs::path path_;
 };
 
+// DeleteFileW refuses a read-only file (ERROR_ACCESS_DENIED, as for a loaded DLL): a file the
+// install added and someone marked read-only since is still the install's to remove. The attribute
+// comes back when the delete fails anyway, so a failed remove changes nothing.
+bool remove_read_only(const fs::path& path, DWORD attributes) {
+  if (attributes == INVALID_FILE_ATTRIBUTES || !(attributes & FILE_ATTRIBUTE_READONLY)) return false;
+  if (!SetFileAttributesW(path.c_str(), attributes & ~DWORD{FILE_ATTRIBUTE_READONLY})) return false;
+  if (DeleteFileW(path.c_str())) return true;
+  DWORD err = GetLastError();
+  SetFileAttributesW(path.c_str(), attributes);
+  SetLastError(err);
+  return false;
+}
+
 class Win32FileSystem final : public FileSystem {
  public:
   Result<std::unique_ptr<OutputFile>> create_new(const fs::path& path, std::uint32_t) override {
@@ -103,6 +116,7 @@ class Win32FileSystem final : public FileSystem {
     bool dir = attributes != INVALID_FILE_ATTRIBUTES && (attributes & FILE_ATTRIBUTE_DIRECTORY);
     if (dir ? RemoveDirectoryW(path.c_str()) : DeleteFileW(path.c_str())) return {};
     DWORD err = GetLastError();
+    if (!dir && err == ERROR_ACCESS_DENIED && remove_read_only(path, attributes)) return {};
     bool busy = err == ERROR_ACCESS_DENIED || err == ERROR_SHARING_VIOLATION || err == ERROR_DIR_NOT_EMPTY;
     if (busy && MoveFileExW(path.c_str(), nullptr, MOVEFILE_DELAY_UNTIL_REBOOT)) {
       spdlog::warn("'{}' is still in use: it will be deleted at the next reboot", path.string());

@@ -229,6 +229,19 @@ TEST(WinFileSystem, ARenameThatMustNotReplaceLeavesWhatIsThere) {
   EXPECT_EQ(read_file(dir.path() / "appeared"), "new");
 }
 
+// DeleteFileW refuses a read-only file as it refuses a loaded DLL; a read-only file is removed, and
+// one that still cannot be removed keeps its attribute.
+TEST(WinFileSystem, RemovesAFileMarkedReadOnly) {
+  TempDir dir;
+  fs::path file = dir.path() / "cudnn_cnn64_9.dll";
+  write_file(file, "MZ");
+  ASSERT_TRUE(SetFileAttributesW(file.c_str(), FILE_ATTRIBUTE_READONLY));
+  auto fs = make_real_filesystem();
+  auto removed = fs->remove(file);
+  ASSERT_TRUE(removed) << removed.error().message;
+  EXPECT_FALSE(fs::exists(file));
+}
+
 // The journal and the logs (--log may name a file under a folder others can write to): appended
 // to only when a plain file with no other names; a symbolic link is opened as itself and refused.
 TEST(WinFileSystem, AppendsOnlyToAPlainFileOfOneName) {
@@ -514,6 +527,26 @@ TEST(WinEndToEnd, ARenamedDownloadIsRecognisedBySha256AndInstalled) {
 // A DLL of the install that another program rewrote since is neither deleted nor overwritten by
 // --rollback (issue 18, class 5 after the commit): refused, named, nothing changed; once moved out
 // of the way, the rollback goes through and the PATH value comes back too.
+// `attrib +r` on an installed DLL after the install: the rollback still removes it, and says the
+// tree is as before only when it is (it once said so and left the DLL, taken for one in use).
+TEST(WinEndToEnd, RollbackRemovesAnInstalledDllMarkedReadOnlySince) {
+  PathGuard guard;
+  TempDir dir;
+  fs::path root = dir.path() / "CUDA" / "v13.0";
+  make_windows_toolkit(root, "13.0.0", true);
+  ASSERT_TRUE(guard.store().write(EnvScope::User, "Path", make_value(kRegExpandSz, u"%SystemRoot%\\system32")));
+  Snapshot tree = snapshot(root);
+  std::string out, args = "--yes --cuda-root " + quoted(root);
+  std::string zip = archive_args(corpus("cudnn-windows-x86_64-9.19.0.56_cuda13-archive.zip"));
+  ASSERT_EQ(run_command(cli("--no-verify " + args + " " + zip), &out), 0) << out;
+  fs::path dll = root / "bin" / "x64" / "cudnn_cnn64_9.dll";
+  ASSERT_TRUE(SetFileAttributesW(dll.c_str(), FILE_ATTRIBUTE_READONLY));
+  ASSERT_EQ(run_command(cli("--rollback " + args), &out), 0) << out;
+  EXPECT_EQ(out.find("still in use"), std::string::npos) << out;
+  EXPECT_FALSE(fs::exists(dll));
+  EXPECT_EQ(diff(tree, snapshot(root)), "");
+}
+
 TEST(WinEndToEnd, RollbackLeavesAnInstalledDllThatWasChangedSince) {
   PathGuard guard;
   TempDir dir;
