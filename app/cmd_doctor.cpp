@@ -16,7 +16,7 @@ int cmd_doctor(const Options& o) {
   if (o.format == Format::Json)
     answer().merge(nested(doctor_to_json(*findings, *toolkit)));
   else
-    std::cout << render_doctor_text(*findings, *toolkit);
+    std::cout << render_doctor_text(*findings, *toolkit, command_to_paste);
   for (const auto& f : *findings)
     if (f.severity == Severity::Error) return static_cast<int>(ExitCode::VerifyFailed);
   return 0;

@@ -76,7 +76,8 @@ TEST(Doctor, NoDriverWithoutDetailPrintsNoEmptyEvidenceLine) {
   ASSERT_FALSE(findings.empty());
   EXPECT_EQ(findings[0].check, "driver");
   EXPECT_TRUE(findings[0].evidence.empty());
-  EXPECT_EQ(render_doctor_text(findings, in.toolkit).find("\n         \n"), std::string::npos);
+  EXPECT_EQ(render_doctor_text(findings, in.toolkit, [](const auto&) { return ""; }).find("\n         \n"),
+            std::string::npos);
   in.verify.runtime->gpu_detail = "cuInit: CUDA_ERROR_NO_DEVICE";
   EXPECT_EQ(run_doctor(in)[0].evidence, std::vector<std::string>{"cuInit: CUDA_ERROR_NO_DEVICE"});
 }
@@ -123,6 +124,13 @@ TEST(Doctor, MixedVersionsInOneTree) {
   auto j = doctor(dir.path(), &rc);
   EXPECT_EQ(rc, 5);
   ASSERT_TRUE(finding(j, "mixed-versions")) << j.dump(2);
+  // The fix names this toolkit: a bare `cudnn-install uninstall` would pick CUDA_PATH's or none.
+  EXPECT_EQ((*finding(j, "mixed-versions"))["command"],
+            nlohmann::json({"uninstall", "--force", "--cuda-root", dir.path().string()}));
+  std::string text;
+  run_command(std::string(CLI_PATH) + " doctor --cuda-root " + dir.path().string(), &text);
+  EXPECT_NE(text.find("  run:   " + std::string(CLI_PATH) + " uninstall --force --cuda-root "), std::string::npos)
+      << text;
 }
 
 TEST(Doctor, NvidiaSmiDriverVersionAgainstTheMinimum) {
@@ -374,8 +382,17 @@ TEST(Doctor, TheSummaryCountsWarningsAndErrors) {
   EXPECT_EQ(of({Severity::Error, Severity::Error}), "2 errors, no warnings: see the fixes above.");
   Toolkit tk;
   tk.root = "/usr/local/cuda-13.0";
-  std::string text = render_doctor_text({{"shadowing", Severity::Warning, "s", {}, "f"}}, tk);
+  auto paste = [](const std::vector<std::string>& args) {
+    std::string line = "PROGRAM";
+    for (const auto& a : args) line += (line == "PROGRAM" ? " " : "|") + a;
+    return line;
+  };
+  std::string text = render_doctor_text({{"shadowing", Severity::Warning, "s", {}, "f"}}, tk, paste);
   EXPECT_TRUE(text.ends_with("\nno errors, 1 warning: see the fixes above.\n")) << text;
+  EXPECT_EQ(text.find("run:"), std::string::npos) << text;
+  text = render_doctor_text({{"load", Severity::Error, "s", {}, "f", {"verify", "--cuda-root", "C:\\CUDA 13"}}}, tk,
+                            paste);
+  EXPECT_NE(text.find("  fix:   f\n  run:   PROGRAM verify|--cuda-root|C:\\CUDA 13\n"), std::string::npos) << text;
 }
 
 // Issue 19: pip's nvidia-cudnn wheel is the copy pip's PyTorch loads by design: information, and

@@ -52,7 +52,8 @@ void check_libraries(const DoctorInputs& in, std::vector<Finding>& out) {
                      Severity::Error,
                      p,
                      {in.verify.toolkit_root},
-                     "install one complete cuDNN archive; `cudnn-install uninstall --force` clears the tree first"});
+                     "install one complete cuDNN archive; uninstall --force clears the tree of cuDNN first",
+                     {"uninstall", "--force", "--cuda-root", in.verify.toolkit_root}});
   if (!in.other_majors.empty())
     out.push_back({"other-major", Severity::Info, "files of another cuDNN major sit beside this one", in.other_majors,
                    "nothing to do if programs built against that major still need them"});
@@ -71,7 +72,8 @@ void check_runtime(const DoctorInputs& in, std::vector<Finding>& out) {
                    Severity::Error,
                    "the installed library does not load: " + probe->detail,
                    {in.verify.toolkit_root},
-                   "run `cudnn-install verify` for details; reinstall the archive"});
+                   "verify says what fails in detail; then reinstall the archive",
+                   {"verify", "--cuda-root", in.verify.toolkit_root}});
   if (probe->gpu == ProbeResult::Gpu::NoDriver || probe->driver_version == 0) {
     out.push_back({"driver", Severity::Info, "no NVIDIA driver found: the GPU checks were skipped",
                    probe->gpu_detail.empty() ? std::vector<std::string>{} : std::vector<std::string>{probe->gpu_detail},
@@ -289,16 +291,19 @@ nlohmann::json doctor_to_json(const std::vector<Finding>& findings, const Toolki
                     {"severity", to_string(f.severity)},
                     {"summary", f.summary},
                     {"evidence", f.evidence},
-                    {"fix", f.fix}});
+                    {"fix", f.fix},
+                    {"command", f.command}});
   return {{"schema", kJsonSchema}, {"kind", "doctor"}, {"toolkit", toolkit.root.string()}, {"findings", list}};
 }
 
-std::string render_doctor_text(const std::vector<Finding>& findings, const Toolkit& toolkit) {
+std::string render_doctor_text(const std::vector<Finding>& findings, const Toolkit& toolkit,
+                               const CommandToPaste& paste) {
   std::string out = "doctor   " + toolkit.root.string() + " (CUDA " + toolkit.version.to_string() + ")\n";
   for (const auto& f : findings) {
     out += fmt::format("\n{:<8} [{}] {}\n", to_string(f.severity), f.check, f.summary);
     for (const auto& e : f.evidence) out += "         " + e + "\n";
     out += "  fix:   " + f.fix + "\n";
+    if (!f.command.empty()) out += "  run:   " + paste(f.command) + "\n";
   }
   return out + "\n" + doctor_summary(findings) + "\n";
 }

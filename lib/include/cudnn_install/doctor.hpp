@@ -25,7 +25,13 @@ struct Finding {
   std::string summary;
   std::vector<std::string> evidence;
   std::string fix;
+  // A cudnn-install command that is (part of) the fix, as arguments after the program's name; the
+  // app prints it by the name and quoting that work pasted into the user's shell.
+  std::vector<std::string> command = {};
 };
+
+// How the app prints a cudnn-install command for people to paste (its arguments after the name).
+using CommandToPaste = std::function<std::string(const std::vector<std::string>&)>;
 
 // What doctor knows of a Windows machine (gathered by env_step_win32.cpp; injected in tests).
 struct WindowsEvidence {
@@ -75,6 +81,7 @@ nlohmann::json doctor_to_json(const std::vector<Finding>& findings, const Toolki
 // The last line of doctor's text: "no problems found." only without warnings and errors, else
 // their counts ("no errors, 2 warnings: see the fixes above.").
 std::string doctor_summary(const std::vector<Finding>& findings);
-std::string render_doctor_text(const std::vector<Finding>& findings, const Toolkit& toolkit);
+std::string render_doctor_text(const std::vector<Finding>& findings, const Toolkit& toolkit,
+                               const CommandToPaste& paste);
 
 }  // namespace cudnn_install
