@@ -59,6 +59,18 @@ bool asks_for_json(const std::vector<std::string>& args) {
   return false;
 }
 
+// CLI11 lists unexpected arguments last first; here they come in the order typed, each quoted, with
+// the usual cause: a path with spaces split into words (cmd and PowerShell group only on "...").
+std::string usage_message(const CLI::App& app, const CLI::ParseError& e) {
+  std::vector<std::string> extras = app.remaining(true);
+  if (!dynamic_cast<const CLI::ExtrasError*>(&e) || extras.empty()) return e.what();
+  std::string message = extras.size() == 1 ? "this argument was not expected:" : "these arguments were not expected:";
+  for (const auto& arg : extras) message += " '" + arg + "'";
+  if (extras.size() > 1)
+    message += " (a path with spaces goes in double quotes: --cuda-root \"C:\\Program Files\\...\")";
+  return message;
+}
+
 // What CLI11 ends a parse with: help and --version (exit 0), or a usage error (exit 1, whatever
 // CLI11's own code: the README's table has one code for every bad command line).
 int parse_ended(const CLI::App& app, const CLI::ParseError& e, cudnn_install::cli::Format format) {
@@ -67,7 +79,7 @@ int parse_ended(const CLI::App& app, const CLI::ParseError& e, cudnn_install::cl
   bool version = dynamic_cast<const CLI::CallForVersion*>(&e) != nullptr;
   if (format == Format::Text) {
     if (help || version) return app.exit(e);
-    std::cerr << "cudnn-install: error: " << e.what() << "\nRun with --help for more information.\n";
+    std::cerr << "cudnn-install: error: " << usage_message(app, e) << "\nRun with --help for more information.\n";
     return 1;
   }
   if (help || version) {
@@ -77,7 +89,7 @@ int parse_ended(const CLI::App& app, const CLI::ParseError& e, cudnn_install::cl
     return 0;
   }
   answer().fail(
-      {cudnn_install::ErrorCode::Usage, std::string(e.what()) + "; cudnn-install --help shows the usage", ""});
+      {cudnn_install::ErrorCode::Usage, usage_message(app, e) + "; cudnn-install --help shows the usage", ""});
   return 1;
 }
 

@@ -71,6 +71,9 @@ TEST(CliFlags, ContradictoryOrIgnoredFlagsAreUsageErrorsThatChangeNothing) {
       {"--no-path uninstall --yes" + r, "--no-path applies to an install, not to uninstall"},
       {"--dry-run verify" + r, "`verify` changes nothing anyway"},
       {"--mirror /tmp --dry-run" + r + corpus_args(), "--mirror applies to an install by version"},
+      // A path with spaces, unquoted: the words left over in the order typed, and how to quote.
+      {"status" + r + "Files/NVIDIA GPU", "these arguments were not expected: 'Files/NVIDIA' 'GPU' (a path with"},
+      {"status" + r + "one", "this argument was not expected: 'one'"},
   };
   auto before = snapshot(dir.path(), "");
   for (const auto& c : cases) {

@@ -50,6 +50,18 @@ TEST(Toolkit, ReadsVersionInPriorityOrderAndSaysWhere) {
   EXPECT_EQ(with_json->version.to_string(), "13.0.2");
 }
 
+// cmd passes `--cuda-root "C:\CUDA\v12.4\"` as `C:\CUDA\v12.4"`: the error says which backslash to drop.
+TEST(Toolkit, AFolderNameEndingInAQuoteIsExplained) {
+  TempDir dir;
+  auto quoted = probe_toolkit(dir.path().string() + "\"", "--cuda-root", search_with({}));
+  ASSERT_FALSE(quoted);
+  EXPECT_NE(quoted.error().message.find("is not a directory: it ends with a double quote"), std::string::npos)
+      << quoted.error().message;
+  auto gone = probe_toolkit(dir.path() / "gone", "--cuda-root", search_with({}));
+  ASSERT_FALSE(gone);
+  EXPECT_TRUE(gone.error().message.ends_with("is not a directory")) << gone.error().message;
+}
+
 TEST(Toolkit, NvccIsTheLastResort) {
   TempDir dir;
   write_file(dir.path() / "bin/nvcc", "#!/bin/sh\n");

@@ -223,10 +223,25 @@ std::optional<std::string> linux_target_of(const std::string& platform) {
   return std::nullopt;
 }
 
+namespace {
+
+// cmd and the C runtime read `\"` as a quote inside the argument: `--cuda-root "C:\CUDA\v12.4\"`
+// arrives as `C:\CUDA\v12.4"`, and no folder has that name.
+std::string stray_quote_hint(const fs::path& root) {
+  std::string text = root.string();
+  if (text.empty() || text.back() != '"') return "";
+  return ": it ends with a double quote, which cmd leaves there when a backslash comes just before the "
+         "closing quote; leave out that last backslash";
+}
+
+}  // namespace
+
 Result<Toolkit> probe_toolkit(const fs::path& root, std::string found_by, const ToolkitSearch& search) {
   std::error_code ec;
   if (!fs::is_directory(root, ec))
-    return fail(ErrorCode::NoToolkit, "'" + root.string() + "' (" + found_by + ") is not a directory", root.string());
+    return fail(ErrorCode::NoToolkit,
+                "'" + root.string() + "' (" + found_by + ") is not a directory" + stray_quote_hint(root),
+                root.string());
   auto version = read_version(root, search);
   if (!version)
     return fail(ErrorCode::NoToolkit,
