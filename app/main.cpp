@@ -88,6 +88,8 @@ int parse_ended(const CLI::App& app, const CLI::ParseError& e, cudnn_install::cl
     if (version) answer()["version"] = CUDNN_INSTALL_VERSION;
     return 0;
   }
+  // The command the line names, where CLI11 got that far (`status a b`: "status").
+  for (const auto* sub : app.get_subcommands()) answer().begin(sub->get_name());
   answer().fail(
       {cudnn_install::ErrorCode::Usage, usage_message(app, e) + "; cudnn-install --help shows the usage", ""});
   return 1;

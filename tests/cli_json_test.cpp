@@ -41,6 +41,9 @@ TEST(CliJson, CommandLineErrorsAreOneUsageErrorThatExitsOne) {
     EXPECT_EQ(j["code"], "usage") << args;
     EXPECT_FALSE(j["message"].get<std::string>().empty()) << args;
   }
+  int rc = 0;  // the command the line named, where the parse got that far
+  EXPECT_EQ(answer_of("verify unexpected-argument", &rc)["command"], "verify");
+  EXPECT_EQ(answer_of("--no-such-option", &rc)["command"], nullptr);
 }
 
 TEST(CliJson, CommandLineErrorsWithoutJsonExitOneWithAMessage) {
