@@ -75,6 +75,14 @@ TEST(Status, RecoversFirstAndShowsWhatItCouldReadWhenThatFails) {
   std::string text = render_status_text(s);
   EXPECT_NE(text.find("install 9.19.0.56 from"), std::string::npos) << text;
   EXPECT_NE(text.find("<- --rollback undoes this"), std::string::npos) << text;
+  EXPECT_EQ(text.find("found in place"), std::string::npos) << text;
+  ToolkitStatus bare;  // no cuDNN at all: nothing was found in place either
+  EXPECT_NE(render_status_text(bare).find("  cuDNN  none\n"), std::string::npos) << render_status_text(bare);
+  ToolkitStatus by_hand;
+  by_hand.cudnn_version = "9.1.0";
+  EXPECT_NE(render_status_text(by_hand).find("  cuDNN  9.1.0  (found in place; not installed by cudnn-install)\n"),
+            std::string::npos)
+      << render_status_text(by_hand);
   auto json = status_to_json(s);
   EXPECT_EQ(json["transactions"].size(), 1u);
   EXPECT_EQ(json["cudnn_version"], "9.19.0");

@@ -62,6 +62,24 @@ TEST(Toolkit, AFolderNameEndingInAQuoteIsExplained) {
   EXPECT_TRUE(gone.error().message.ends_with("is not a directory")) << gone.error().message;
 }
 
+TEST(Toolkit, ItsBinFolderGivenAsTheToolkitNamesTheFolderAbove) {
+  TempDir dir;
+  make_linux_toolkit(dir.path(), 13000);
+  auto bin = probe_toolkit(dir.path() / "lib", "--cuda-root", search_with({}));
+  ASSERT_FALSE(bin);
+  EXPECT_NE(bin.error().message.find("; the folder above it, '" + dir.path().string() + "', is one: pass that"),
+            std::string::npos)
+      << bin.error().message;
+  auto slash = probe_toolkit(dir.path().string() + "/lib/", "--cuda-root", search_with({}));
+  ASSERT_FALSE(slash);
+  EXPECT_NE(slash.error().message.find("the folder above it"), std::string::npos) << slash.error().message;
+  EXPECT_FALSE(probe_toolkit("/", "--cuda-root", search_with({})));
+  fs::create_directories(dir.path() / "lib/stubs");
+  auto deeper = probe_toolkit(dir.path() / "lib/stubs", "--cuda-root", search_with({}));
+  ASSERT_FALSE(deeper);
+  EXPECT_EQ(deeper.error().message.find("folder above"), std::string::npos) << deeper.error().message;
+}
+
 TEST(Toolkit, NvccIsTheLastResort) {
   TempDir dir;
   write_file(dir.path() / "bin/nvcc", "#!/bin/sh\n");

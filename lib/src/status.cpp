@@ -79,8 +79,10 @@ nlohmann::json status_to_json(const ToolkitStatus& s) {
 std::string render_status_text(const ToolkitStatus& s) {
   std::string text = fmt::format("toolkit  {}  (CUDA {}, found by {})\n", s.toolkit.root.string(),
                                  s.toolkit.version.to_string(), found_by_text(s));
-  text += "  cuDNN  " + (s.cudnn_version.empty() ? std::string("none") : s.cudnn_version) +
-          (s.transactions.empty() ? "  (found in place; not installed by cudnn-install)" : "") + "\n";
+  text +=
+      "  cuDNN  " + (s.cudnn_version.empty() ? std::string("none") : s.cudnn_version) +
+      (s.transactions.empty() && !s.cudnn_version.empty() ? "  (found in place; not installed by cudnn-install)" : "") +
+      "\n";
   for (const auto& h : s.transactions)
     text += fmt::format("  {}  {} {} from {} ({} files){}\n", h.time, h.operation, h.cudnn_version, h.archive, h.files,
                         &h == &s.transactions.back() ? "  <- --rollback undoes this" : "");

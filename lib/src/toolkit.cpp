@@ -243,11 +243,20 @@ Result<Toolkit> probe_toolkit(const fs::path& root, std::string found_by, const 
                 "'" + root.string() + "' (" + found_by + ") is not a directory" + stray_quote_hint(root),
                 root.string());
   auto version = read_version(root, search);
-  if (!version)
+  if (!version) {
+    // `--cuda-root ...\v12.4\bin` (where nvcc or the DLLs are): the toolkit is the folder above.
+    fs::path dir = root.lexically_normal();
+    if (!dir.has_filename()) dir = dir.parent_path();  // "...\bin\"
+    fs::path parent = dir.parent_path();
+    std::string hint = !parent.empty() && parent != dir && read_version(parent, search)
+                           ? "; the folder above it, '" + parent.string() + "', is one: pass that"
+                           : "";
     return fail(ErrorCode::NoToolkit,
                 "'" + root.string() + "' (" + found_by +
-                    ") does not look like a CUDA toolkit: no version.json, version.txt, include/cuda.h or bin/nvcc",
+                    ") does not look like a CUDA toolkit: no version.json, version.txt, include/cuda.h or bin/nvcc" +
+                    hint,
                 root.string());
+  }
   Toolkit tk;
   tk.root = root;
   tk.version = version->version;

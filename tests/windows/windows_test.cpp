@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "base/win32_util.hpp"
 #include "cudnn_install/env.hpp"
 #include "cudnn_install/filesystem.hpp"
 #include "cudnn_install/locks.hpp"
@@ -125,6 +126,14 @@ void make_fake_cudnn8_toolkit(const fs::path& root) {
 }
 
 }  // namespace
+
+// Windows' text for error 193 has a placeholder ("%1 is not a valid Win32 application"): the
+// message beside it names the file, and no "%1" reaches the user.
+TEST(WinErrorText, NoPlaceholderIsLeftInTheSystemsText) {
+  std::string text = win32::error_text(ERROR_BAD_EXE_FORMAT);
+  EXPECT_EQ(text.find("%1"), std::string::npos) << text;
+  EXPECT_NE(text.find("(error 193)"), std::string::npos) << text;
+}
 
 TEST(WinRegistry, PathRoundTripKeepsTypeAndEveryByte) {
   PathGuard guard;

@@ -32,6 +32,10 @@ std::string error_text(DWORD code) {
   if (text) LocalFree(text);
   while (!message.empty() && (message.back() == '\n' || message.back() == '\r' || message.back() == ' '))
     message.pop_back();
+  // Some texts have a placeholder for the file ("%1 is not a valid Win32 application"); the caller
+  // names the file beside the text, so the placeholder reads as "the file".
+  for (auto at = message.find("%1"); at != std::string::npos; at = message.find("%1", at))
+    message.replace(at, 2, "the file");
   return message + " (error " + std::to_string(code) + ")";
 }
 
