@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cudnn_install/doctor.hpp"
+#include "cudnn_install/shell_quote.hpp"
 #include "support/sandbox.hpp"
 
 using namespace cudnn_install;
@@ -474,4 +475,9 @@ TEST(Doctor, TheBuildVariablesArePasteReadyForTheToolkitsShell) {
   ASSERT_TRUE(build);
   EXPECT_EQ(build->evidence.at(0), "$env:CUDNN_PATH = '" + in.toolkit.root.string() + "'");
   EXPECT_NE(build->fix.find("PowerShell"), std::string::npos);
+  // cmd's forms follow: single quotes group nothing there.
+  ASSERT_EQ(build->evidence.size(), 8u);
+  EXPECT_EQ(build->evidence.at(4), set_variable_line("CUDNN_PATH", in.toolkit.root.string(), Shell::Cmd));
+  EXPECT_EQ(build->evidence.at(7), "cmake option in cmd: \"-DCUDNN_ROOT=" + in.toolkit.root.string() + "\"");
+  EXPECT_NE(build->fix.find("into cmd"), std::string::npos);
 }

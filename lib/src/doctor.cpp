@@ -207,17 +207,23 @@ void check_build_discovery(const DoctorInputs& in, std::vector<Finding>& out) {
                    "libcudnn.so is missing: `-lcudnn` and CMake's FindCUDNN cannot link",
                    {lib},
                    "install the archive again (it ships the libcudnn.so link)"});
-  // Lines to paste, quoted for the shell of the toolkit's system: its path has spaces on Windows.
-  Shell shell = in.toolkit.os == TargetOs::Windows ? Shell::PowerShell : Shell::Posix;
+  // Lines to paste, quoted for the shell of the toolkit's system: its path has spaces on Windows,
+  // where PowerShell's lines are followed by cmd's (many still build from a cmd prompt).
   std::string root = in.toolkit.root.string();
-  out.push_back({"build",
-                 Severity::Info,
-                 "what a build needs to find this cuDNN",
-                 {set_variable_line("CUDNN_PATH", root, shell), set_variable_line("CUDNN_INCLUDE_DIR", include, shell),
-                  set_variable_line("CUDNN_LIBRARY_DIR", lib, shell),
-                  "cmake option: " + quote_arg("-DCUDNN_ROOT=" + root, shell)},
-                 shell == Shell::PowerShell ? "paste these into PowerShell before building, or give CMake the option"
-                                            : "paste these into the shell before building, or give CMake the option"});
+  std::vector<std::string> lines;
+  auto add_lines = [&](Shell shell, const std::string& cmake_label) {
+    lines.push_back(set_variable_line("CUDNN_PATH", root, shell));
+    lines.push_back(set_variable_line("CUDNN_INCLUDE_DIR", include, shell));
+    lines.push_back(set_variable_line("CUDNN_LIBRARY_DIR", lib, shell));
+    lines.push_back(cmake_label + quote_arg("-DCUDNN_ROOT=" + root, shell));
+  };
+  bool windows = in.toolkit.os == TargetOs::Windows;
+  add_lines(windows ? Shell::PowerShell : Shell::Posix, "cmake option: ");
+  if (windows) add_lines(Shell::Cmd, "cmake option in cmd: ");
+  out.push_back({"build", Severity::Info, "what a build needs to find this cuDNN", std::move(lines),
+                 windows ? "paste the first lines into PowerShell or the set lines into cmd before building, or give "
+                           "CMake the option"
+                         : "paste these into the shell before building, or give CMake the option"});
 }
 
 }  // namespace
