@@ -66,8 +66,12 @@ std::string usage_message(const CLI::App& app, const CLI::ParseError& e) {
   if (!dynamic_cast<const CLI::ExtrasError*>(&e) || extras.empty()) return e.what();
   std::string message = extras.size() == 1 ? "this argument was not expected:" : "these arguments were not expected:";
   for (const auto& arg : extras) message += " '" + arg + "'";
-  if (extras.size() > 1)
-    message += " (a path with spaces goes in double quotes: --cuda-root \"C:\\Program Files\\...\")";
+#ifdef _WIN32
+  constexpr const char* kQuotedPath = "--cuda-root \"C:\\Program Files\\...\"";
+#else
+  constexpr const char* kQuotedPath = "--cuda-root \"/opt/my cuda\"";
+#endif
+  if (extras.size() > 1) message += std::string(" (a path with spaces goes in quotes: ") + kQuotedPath + ")";
   return message;
 }
 

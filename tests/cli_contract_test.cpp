@@ -72,7 +72,9 @@ TEST(CliFlags, ContradictoryOrIgnoredFlagsAreUsageErrorsThatChangeNothing) {
       {"--dry-run verify" + r, "`verify` changes nothing anyway"},
       {"--mirror /tmp --dry-run" + r + corpus_args(), "--mirror applies to an install by version"},
       // A path with spaces, unquoted: the words left over in the order typed, and how to quote.
-      {"status" + r + "Files/NVIDIA GPU", "these arguments were not expected: 'Files/NVIDIA' 'GPU' (a path with"},
+      {"status" + r + "Files/NVIDIA GPU",
+       "these arguments were not expected: 'Files/NVIDIA' 'GPU' (a path with spaces goes in quotes: --cuda-root "
+       "\"/opt/my cuda\")"},
       {"status" + r + "one", "this argument was not expected: 'one'"},
   };
   auto before = snapshot(dir.path(), "");
