@@ -74,9 +74,12 @@ class Win32OutputFile final : public OutputFile {
 
 // DeleteFileW refuses a read-only file (ERROR_ACCESS_DENIED, as for a loaded DLL): a file the
 // install added and someone marked read-only since is still the install's to remove. The attribute
-// comes back when the delete fails anyway, so a failed remove changes nothing.
+// comes back when the delete fails anyway, so a failed remove changes nothing. Never on a symlink or
+// junction: SetFileAttributesW would change the attributes of what it points to, anywhere.
 bool remove_read_only(const fs::path& path, DWORD attributes) {
-  if (attributes == INVALID_FILE_ATTRIBUTES || !(attributes & FILE_ATTRIBUTE_READONLY)) return false;
+  if (attributes == INVALID_FILE_ATTRIBUTES || !(attributes & FILE_ATTRIBUTE_READONLY) ||
+      (attributes & FILE_ATTRIBUTE_REPARSE_POINT))
+    return false;
   if (!SetFileAttributesW(path.c_str(), attributes & ~DWORD{FILE_ATTRIBUTE_READONLY})) return false;
   if (DeleteFileW(path.c_str())) return true;
   DWORD err = GetLastError();
