@@ -96,6 +96,11 @@ Result<void> check_flag_combinations(const CLI::App& app, const Options& options
 std::string command_to_paste(const std::vector<std::string>& args);
 // A path as a UTF-8 argument of command_to_paste.
 std::string path_arg(const std::filesystem::path& path);
+// `--rollback --cuda-root ROOT` to paste: the undo an install prints, and what finishes a restore.
+std::string rollback_to_paste(const std::filesystem::path& root);
+// An install, rollback or uninstall that failed with its restore left journalled (the library says
+// to roll back again): the error then ends with the command that does it, as this program prints one.
+Error with_rollback_to_finish(Error error, const std::filesystem::path& root);
 
 // What a dry run foresees the real run would stop at: "would fail: ..." and the real run's exit code.
 int report_would_fail(Error error, const Options& options);

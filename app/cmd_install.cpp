@@ -106,17 +106,12 @@ std::vector<std::string> undo_command(const Toolkit& toolkit) {
   return {utf8_text(current_executable()), "--rollback", "--cuda-root", utf8_text(toolkit.root)};  // UTF-8, as JSON is
 }
 
-// The same for people to paste into their shell.
-std::string undo_text(const Toolkit& toolkit) {
-  return command_to_paste({"--rollback", "--cuda-root", path_arg(toolkit.root)});
-}
-
 // A signal that came too late to stop the install (after its commit record): the install stands,
 // and the command stops there, before verifying, with the signal's exit code.
 int interrupted_after_commit(Interruption late, const Toolkit& toolkit, const TxnOutcome& txn, const Options& o) {
   return report_error(Error{error_code_for(late),
                             describe(late) + " came after the install was committed (transaction " + txn.id +
-                                "): cuDNN is installed, not verified. Undo it with: " + undo_text(toolkit),
+                                "): cuDNN is installed, not verified. Undo it with: " + rollback_to_paste(toolkit.root),
                             ""},
                       o);
 }
@@ -135,7 +130,7 @@ int report_installed(const InstallResult& result, const TxnOutcome& txn, const T
   if (text)
     std::cout << "\ninstalled cuDNN " << plan.cudnn_version << " into " << toolkit.root.string() << " (transaction "
               << txn.id << "): " << txn.files_written << " files written, " << txn.files_removed << " removed, "
-              << txn.files_unchanged << " unchanged.\nundo with: " << undo_text(toolkit) << "\n";
+              << txn.files_unchanged << " unchanged.\nundo with: " << rollback_to_paste(toolkit.root) << "\n";
   if (o.replace_in_use && text)
     std::cout << "--replace-in-use: programs that had old cuDNN DLLs loaded keep them until they restart (or until a "
                  "reboot); the old files are deleted once no program uses them.\n";
@@ -253,7 +248,7 @@ int cmd_install(const Options& o) {
   };
   auto result = install(request, *toolkit, services, hooks);
   bar.end_line();
-  if (!result) return report_error(result.error(), o);
+  if (!result) return report_error(with_rollback_to_finish(result.error(), toolkit->root), o);
   if (!result->txn) return report_already_installed(result->planned.plan, o);
   session->interrupts.reset();  // from here on (verify, the benchmark) a signal ends the process as usual
   int rc = result->late_signal != Interruption::None

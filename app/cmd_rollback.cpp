@@ -72,7 +72,7 @@ int cmd_rollback(const Options& o) {
   if (!opened) return report_error(opened.error(), o);
   const Toolkit& toolkit = opened->toolkit;
   auto done = rollback(opened->session, toolkit, change_hooks(opened->session, toolkit, o, "roll back"));
-  if (!done) return report_error(done.error(), o);
+  if (!done) return report_error(with_rollback_to_finish(done.error(), toolkit.root), o);
   if (!done->undone) return report_recovery_only(done->recovered, toolkit, o);
   after_env_change({!done->undone->outside_root.empty(), !done->undone->path_entry.empty()}, o);
   int rc = report_rolled_back(*done->undone, toolkit, o);

@@ -89,7 +89,7 @@ int cmd_uninstall(const Options& o) {
   answer()["toolkit"] = toolkit.root.string();
   auto hooks = change_hooks(opened->session, toolkit, o, "uninstall");
   auto done = uninstall(opened->session, toolkit, others_files(o), hooks);
-  if (!done) return report_error(done.error(), o);
+  if (!done) return report_error(with_rollback_to_finish(done.error(), toolkit.root), o);
   report_undone(done->undone, o);
   if (done->stopped_by != Interruption::None) return report_uninstall_stopped(done->stopped_by, *done, toolkit, o);
   return report_others_files(*done, o);

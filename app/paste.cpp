@@ -5,6 +5,7 @@
 #include "cli.hpp"
 #include "cudnn_install/process.hpp"
 #include "cudnn_install/shell_quote.hpp"
+#include "cudnn_install/txn.hpp"
 #include "cudnn_install/utf8.hpp"
 
 namespace cudnn_install::cli {
@@ -49,5 +50,14 @@ std::string command_to_paste(const std::vector<std::string>& args) {
 }
 
 std::string path_arg(const std::filesystem::path& path) { return utf8_text(path); }
+
+std::string rollback_to_paste(const std::filesystem::path& root) {
+  return command_to_paste({"--rollback", "--cuda-root", path_arg(root)});
+}
+
+Error with_rollback_to_finish(Error error, const std::filesystem::path& root) {
+  if (has_pending_journal(root)) error.message += "\nTo roll back: " + rollback_to_paste(root);
+  return error;
+}
 
 }  // namespace cudnn_install::cli

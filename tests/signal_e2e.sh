@@ -62,7 +62,8 @@ rc() { [ "$(cat "$work/rc")" = "$1" ] || { echo "exit $(cat "$work/rc"), expecte
 says() { grep -qF -- "$1" "$work/out" || { echo "output lacks '$1':"; cat "$work/out"; return 1; }; }
 manifest_of() { echo "$(dirname "$1")/redistrib_local.json"; }  # the manifest beside ARCHIVE
 
-# signal_paused POINT SIGNAL ARGS...: the binary run with ARGS, paused at POINT, then sent SIGNAL.
+# signal_paused POINT SIGNAL ARGS...: the binary run with ARGS, paused at POINT, then sent SIGNAL
+# (after running $while_paused, when set: what another program does to the toolkit meanwhile).
 signal_paused() {
   local point=$1 sig=$2; shift 2
   : > "$work/out"
@@ -70,6 +71,7 @@ signal_paused() {
   pid=$!
   # Waits for the pause (a poll, not a timing: the binary waits as long as it takes; ctest's TIMEOUT bounds it).
   while ! grep -q "test hook: paused" "$work/out" && kill -0 "$pid" 2>/dev/null; do sleep 0.05; done
+  ${while_paused:-true}
   kill -s "$sig" "$pid" 2>/dev/null
   exits_within 120 "$pid" || echo "test: no exit within 120 s of SIG$sig: killed" >> "$work/out"
   wait "$pid"
@@ -150,6 +152,26 @@ check "SIGTERM during --rollback: says the rollback was finished first" says "wa
 check "SIGTERM during --rollback: the toolkit as before the install" tree_unchanged
 check "SIGTERM during --rollback: no temporary or journal" no_debris
 check "SIGTERM during --rollback: no transaction left" test "$(history_count)" = 0
+
+# A rollback that cannot finish (another program put folders where the installed headers were): it
+# stops journalled, and its error ends with the command that finishes it, by this program's path; that
+# command, pasted once the folders are gone, finishes it.
+toolkit linux
+manifest > "$work/before"
+check "a rollback left journalled: the install to undo" install
+headers_to_folders() { for h in "$root"/include/cudnn*.h; do rm "$h" && mkdir -p "$h/sub"; done; }
+while_paused=headers_to_folders signal_paused undo INT --rollback --yes --cuda-root "$root"
+check "a rollback left journalled: exit 4" rc 4
+check "a rollback left journalled: says so" says "The rollback is journalled: fix the cause and roll back again"
+check "a rollback left journalled: names the command" says "To roll back: $cli --rollback --cuda-root $root"
+rm -r "$root"/include/cudnn*.h
+sed -n 's/^To roll back: //p' "$work/out" > "$work/finish.sh"
+sh "$work/finish.sh" < /dev/null > "$work/out" 2>&1  # as printed: no --yes, no terminal
+echo $? > "$work/rc"
+check "the pasted command finishes the rollback: exit 0" rc 0
+check "the pasted command finishes the rollback: the toolkit as before" tree_unchanged
+check "the pasted command finishes the rollback: no temporary or journal" no_debris
+check "the pasted command finishes the rollback: says so" says "the interrupted rollback of transaction"
 
 # uninstall undoing two installs: a signal during the first undo lets it finish, then stops before
 # the second with the signal's code, naming the command that finishes; that command finishes.

@@ -164,10 +164,7 @@ TEST(Txn, RollbackSurvivesAFaultOrCrashAtEveryOperation) {
       FaultyFileSystem faulty(*real, n, mode);
       auto undone = rollback_last(faulty, root);
       if (!undone && n > undo_begin_op) {
-        EXPECT_NE(undone.error().message.find("run `cudnn-install --rollback --cuda-root " + root.string() +
-                                              "` again to finish"),
-                  std::string::npos)
-            << undone.error().message;
+        EXPECT_NE(undone.error().message.find("again to finish"), std::string::npos) << undone.error().message;
       }
       ASSERT_TRUE(recover(*real, root)) << "operation " << n;
       const Snapshot& expected = n > undo_begin_op || undone ? ref.before : ref.after;

@@ -346,13 +346,13 @@ Result<void> check_space(FileSystem& fs, const fs::path& root, const ArchiveInfo
   return need.check();
 }
 
-std::unexpected<Error> restored_after(const Error& cause, Result<void> restored, const fs::path& root) {
+std::unexpected<Error> restored_after(const Error& cause, Result<void> restored) {
   if (restored)  // the cause's own code: a file in use is a Conflict, a disk error is Io
     return fail(cause.code, cause.message + "\nThe install was rolled back: the toolkit is exactly as it was before.",
                 cause.subject);
   return fail(ErrorCode::Io,
               cause.message + "\nRestoring the toolkit failed too (" + restored.error().message +
-                  "). Fix that, then run " + rollback_command(root) + " to finish restoring it.",
+                  "). Fix that, then roll back to finish restoring it.",
               cause.subject);
 }
 
@@ -383,7 +383,7 @@ Result<TxnOutcome> apply_plan(FileSystem& fs, const fs::path& root, const Archiv
   if (auto r = run_phases(fs, root, archive, work, begin, options, outcome, phase); !r) {
     auto restored = finish_undo(fs, root, begin, options.env, phase);
     if (restored) restored = fs.remove(txn_paths::journal(root));
-    return restored_after(r.error(), restored, root);
+    return restored_after(r.error(), restored);
   }
   // Committed: the install stands. Filing it in history can be finished by the next run.
   if (auto r = file_committed(fs, root, begin.id); !r)

@@ -38,8 +38,5 @@ Result<std::uint64_t> next_sequence(FileSystem& fs, const std::filesystem::path&
 Result<std::vector<std::string>> remove_state_debris(FileSystem& fs, const std::filesystem::path& root);
 // Moves a committed journal into history/ and prunes transactions beyond kKeptTransactions.
 Result<void> file_committed(FileSystem& fs, const std::filesystem::path& root, const std::string& id);
-// `cudnn-install --rollback --cuda-root ROOT` quoted for this platform's shell: the command an error
-// names to finish a restore. With the toolkit, since a bare one would pick CUDA_PATH's or none.
-std::string rollback_command(const std::filesystem::path& root);
 
 }  // namespace cudnn_install

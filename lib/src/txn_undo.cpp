@@ -11,9 +11,7 @@
 #include "base/try.hpp"
 #include "base/util.hpp"
 #include "cudnn_install/file_stamps.hpp"
-#include "cudnn_install/shell_quote.hpp"
 #include "cudnn_install/txn.hpp"
-#include "cudnn_install/utf8.hpp"
 #include "txn_paths.hpp"
 #include "txn_steps.hpp"
 #include "txn_validate.hpp"
@@ -203,10 +201,6 @@ Result<void> prune_history(FileSystem& fs, const fs::path& root) {
 }
 
 }  // namespace
-
-std::string rollback_command(const fs::path& root) {
-  return "`" + command_line({"cudnn-install", "--rollback", "--cuda-root", utf8_text(root)}, native_shell()) + "`";
-}
 
 bool has_pending_journal(const fs::path& root) {
   std::error_code ec;  // a symlink counts (recovery refuses it): never followed
@@ -478,8 +472,7 @@ Result<HistoryItem> rollback_last(FileSystem& fs, const fs::path& root, EnvStore
   if (r) r = finish_rollback(fs, root, last.id, env, interrupts);
   if (!r)
     return fail(ErrorCode::Io,
-                r.error().message + "\nThe rollback is journalled: fix the cause and run " + rollback_command(root) +
-                    " again to finish it.",
+                r.error().message + "\nThe rollback is journalled: fix the cause and roll back again to finish it.",
                 r.error().subject);
   return last;
 }
