@@ -113,8 +113,11 @@ cool=0
 case $mode in nhwc | nchw | smoke) cool=${COOL_MS:-0} ;; esac
 cool_args=(--cool-ms "$cool")
 export PYTORCH_COOL_MS=$cool
-layer_count=$(python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))))" "$work/shapes.json")
-idle() { echo $(( $1 + cool * layer_count * $2 / 1000 )); }  # base seconds, picks per layer
+idle() {  # base seconds, picks per layer: the limit for the layers shapes.json holds now
+  local layers
+  layers=$(python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))))" "$work/shapes.json")
+  echo $(( $1 + cool * layers * $2 / 1000 ))
+}
 has() { [[ ",$wanted," == *",$1,"* ]]; }
 wanted=fp16,bf16,tf32,fp32
 [ "$mode" = nhwc ] && wanted=${DTYPES:-$wanted}
@@ -124,7 +127,6 @@ case $mode in
   smoke)
     layers="res2 1x1 64->64,res4 1x1 1024->256,large"
     keep_layers "$work/shapes.json" "$work/shapes.json" "$layers"
-    layer_count=3
     bench cudnn-install-nhwc.json "$(idle 200 4)" --layers "$layers" --dtypes fp16,fp32 "${cool_args[@]}"
     bench exact-large.json 60 --layers large --dtypes fp16 --tiers graph --timing-data exact
     pytorch pytorch-nhwc.json "$(idle 120 2)" fp16,fp32 nhwc ;;
